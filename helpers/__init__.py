@@ -1,0 +1,17 @@
+"""agent-memory-notebooks: persistent, personalized memory for OpenAI Agents SDK agents.
+
+One module per lifecycle stage:
+    state          the profile and memory notes with provenance
+    gate           the deterministic write policy in front of memory
+    tools          save_memory_note, the capture tool the agent calls
+    render         YAML frontmatter and Markdown notes for the prompt
+    budget         token counting and the context budget
+    policy         the memory-policy text and its precedence rules
+    hooks          dynamic instructions, hooks, and prompt capture
+    trimming       Session implementations: trimming and compaction
+    consolidation  merging session notes into global memory
+    store          SQLite persistence per tenant and user
+    llm            model selection: OpenAI with a key, the embedded model without
+    inspect        ipywidgets: prompt inspector and policy editor
+    evals          scenario suite and token economics
+"""
