@@ -144,6 +144,18 @@ class MemoryState:
     # Set by trimming when history was dropped: session notes must be re-injected.
     inject_session_memories_next_turn: bool = False
     ledger: list[LedgerEntry] = field(default_factory=list)
+    # Provenance for notes written during this session: "<session_id>#turn<turn_index>".
+    session_id: str = "session"
+    turn_index: int = 0
+    # A pinned "now" (ISO 8601) so notebooks are reproducible; None means the system clock.
+    pinned_now: str | None = None
+
+    @property
+    def clock(self) -> Clock:
+        return fixed_clock(self.pinned_now) if self.pinned_now else system_clock
+
+    def source_ref(self) -> str:
+        return f"{self.session_id}#turn{self.turn_index}"
 
     def live_notes(self, clock: Clock, scope: Scope | None = None) -> list[MemoryNote]:
         notes = {"global": self.global_notes, "session": self.session_notes}
