@@ -1,0 +1,537 @@
+"""Stage 8 — persistence: one SQLite store, a handle per (tenant, user).
+
+`MemoryStore.open(path)` opens (or creates) the store; `store.for_user(tenant_id, user_id)`
+returns a `UserMemory` handle bound to one user. Nothing on the handle takes a user id, and
+every query it runs filters tenant, user, status and expiry in SQL, so one user's notes
+cannot reach another user's prompt by mistake.
+
+Guarantees, each backed by SQLite rather than by care:
+- Session notes are staged in the store as they are captured, and a consolidation writes the
+  merged notes and removes the staged ones in ONE transaction: a crash loses nothing.
+- `forget` is real erasure: the rows are deleted with `secure_delete` on and the WAL is
+  truncated, so the text is gone from disk; an audit row keeps the note id, time and reason.
+- A corrupt file, a schema newer than this code, or a locked file raises a `StoreError`
+  before anything is written.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from helpers.state import Clock, MemoryNote, MemoryState, parse_time, system_clock
+
+# Each migration moves the schema up one version (PRAGMA user_version): a list of statements,
+# run in one transaction. Append new migrations; never edit an old one.
+MIGRATIONS: list[list[str]] = [
+    [  # 1: long-term notes, staged session notes, profiles, the audit log.
+        """CREATE TABLE notes (
+            tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, id TEXT NOT NULL,
+            text TEXT NOT NULL, keywords TEXT NOT NULL, kind TEXT NOT NULL, scope TEXT NOT NULL,
+            observed_at TEXT NOT NULL, source_ref TEXT NOT NULL, status TEXT NOT NULL,
+            supersedes TEXT, superseded_by TEXT, expires_at TEXT,
+            sensitivity TEXT NOT NULL, confidence REAL NOT NULL,
+            session_id TEXT,       -- the session whose consolidation wrote it
+            superseded_at TEXT,    -- when it stopped being current, for as-of reads
+            observed_utc TEXT NOT NULL, expires_utc TEXT,  -- canonical UTC, comparable as text
+            PRIMARY KEY (tenant_id, user_id, id)
+        ) WITHOUT ROWID  -- clustered by user: one user's notes sit together on disk""",
+        """CREATE TABLE session_notes (
+            tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL, id TEXT NOT NULL,
+            note TEXT NOT NULL,    -- the MemoryNote as JSON, read back only for consolidation
+            expires_utc TEXT,
+            PRIMARY KEY (tenant_id, user_id, session_id, id)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE profiles (
+            tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, profile TEXT NOT NULL,
+            PRIMARY KEY (tenant_id, user_id)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE audit (
+            seq INTEGER PRIMARY KEY, tenant_id TEXT NOT NULL, user_id TEXT NOT NULL,
+            at TEXT NOT NULL, action TEXT NOT NULL, note_id TEXT, reason TEXT NOT NULL
+        )""",
+        "CREATE INDEX audit_by_user ON audit (tenant_id, user_id, seq)",
+    ],
+    [  # 2: users accumulate superseded and expired notes: read the live ones without scanning those.
+        "CREATE INDEX notes_live ON notes (tenant_id, user_id, status, expires_utc, observed_utc)",
+    ],
+]
+SCHEMA_VERSION = len(MIGRATIONS)
+EXPORT_FORMAT = "agent-memory-notebooks/user-memory"
+
+
+class StoreError(Exception):
+    """The store cannot be used as asked; nothing was written."""
+
+
+class CorruptStoreError(StoreError):
+    """The file is not a SQLite database, or its pages are damaged."""
+
+
+class SchemaTooNewError(StoreError):
+    """The file was written by a newer version of this code."""
+
+
+class StoreLockedError(StoreError):
+    """Another connection holds the lock for longer than the timeout."""
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    """Something happened to a user's memory. Never holds note text."""
+
+    at: str
+    action: str
+    note_id: str | None
+    reason: str
+
+
+def _utc(value: str | datetime) -> str:
+    """Canonical UTC text with fixed width, so SQL can compare instants as strings."""
+    instant = parse_time(value) if isinstance(value, str) else value
+    if instant.tzinfo is None:
+        instant = instant.replace(tzinfo=timezone.utc)
+    return instant.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+@contextmanager
+def _sqlite_errors() -> Iterator[None]:
+    """Turn SQLite's errors into the store's clear ones."""
+    try:
+        yield
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc) or "busy" in str(exc):
+            raise StoreLockedError(f"the store is locked by another connection: {exc}") from exc
+        raise StoreError(str(exc)) from exc
+    except sqlite3.DatabaseError as exc:
+        message = str(exc)
+        if "not a database" in message or "malformed" in message or "corrupt" in message:
+            raise CorruptStoreError(f"the store file is damaged or not a database: {exc}") from exc
+        raise StoreError(message) from exc
+
+
+_NOTE_COLUMNS = (
+    "id", "text", "keywords", "kind", "scope", "observed_at", "source_ref", "status", "supersedes",
+    "superseded_by", "expires_at", "sensitivity", "confidence",
+)
+_SELECT_NOTE = ", ".join(_NOTE_COLUMNS)
+
+
+def _note_from_row(row: sqlite3.Row) -> MemoryNote:
+    data = {name: row[name] for name in _NOTE_COLUMNS}
+    data["keywords"] = json.loads(data["keywords"])
+    return MemoryNote(**data)
+
+
+def _note_row(tenant_id: str, user_id: str, note: MemoryNote, session_id: str | None,
+              superseded_at: str | None) -> tuple:
+    """One `notes` row, in the column order of `_INSERT_NOTE`."""
+    return (
+        tenant_id, user_id, note.id, note.text, json.dumps(note.keywords, ensure_ascii=False),
+        note.kind, note.scope, note.observed_at, note.source_ref, note.status, note.supersedes,
+        note.superseded_by, note.expires_at, note.sensitivity, float(note.confidence), session_id,
+        superseded_at, _utc(note.observed_at), _utc(note.expires_at) if note.expires_at else None,
+    )
+
+
+# An upsert: the same note id for the same user replaces the stored one.
+_INSERT_NOTE = """
+    INSERT INTO notes (tenant_id, user_id, id, text, keywords, kind, scope, observed_at, source_ref,
+        status, supersedes, superseded_by, expires_at, sensitivity, confidence, session_id,
+        superseded_at, observed_utc, expires_utc)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (tenant_id, user_id, id) DO UPDATE SET
+        text = excluded.text, keywords = excluded.keywords, kind = excluded.kind,
+        scope = excluded.scope, observed_at = excluded.observed_at, source_ref = excluded.source_ref,
+        status = excluded.status, supersedes = excluded.supersedes,
+        superseded_by = excluded.superseded_by, expires_at = excluded.expires_at,
+        sensitivity = excluded.sensitivity, confidence = excluded.confidence,
+        session_id = COALESCE(excluded.session_id, notes.session_id),
+        superseded_at = CASE WHEN excluded.status = 'superseded'
+                             THEN COALESCE(excluded.superseded_at, notes.superseded_at) END,
+        observed_utc = excluded.observed_utc, expires_utc = excluded.expires_utc
+"""
+
+
+class MemoryStore:
+    """A SQLite file (or `:memory:`) holding every tenant's and user's memory."""
+
+    def __init__(self, conn: sqlite3.Connection, path: str, clock: Clock) -> None:
+        self._conn = conn
+        self._lock = threading.RLock()  # one connection, shared by handles and threads
+        self.path = path
+        self.clock = clock
+
+    @classmethod
+    def open(cls, path: str | Path = ":memory:", *, clock: Clock = system_clock,
+             timeout: float = 5.0) -> "MemoryStore":
+        """Open or create a store. Checks the file before writing anything to it."""
+        path = str(path)
+        try:
+            conn = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open {path}: {exc}") from exc
+        conn.row_factory = sqlite3.Row
+        try:
+            with _sqlite_errors():
+                cls._check(conn, path)
+                if path != ":memory:":
+                    # WAL: readers never block the writer, and a crash mid-write leaves the file intact.
+                    conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA secure_delete = ON")  # deleted text is zeroed, not just unlinked
+                _migrate(conn)
+        except BaseException:
+            conn.close()
+            raise
+        return cls(conn, path, clock)
+
+    @staticmethod
+    def _check(conn: sqlite3.Connection, path: str) -> None:
+        """Reads only: the header, the schema version and the pages."""
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise SchemaTooNewError(
+                f"{path} has schema version {version}, but this code knows only up to "
+                f"{SCHEMA_VERSION}; upgrade the helpers package to open it")
+        if version == 0 and conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+            raise StoreError(f"{path} is a SQLite database of some other program, not a memory store")
+        problems = [row[0] for row in conn.execute("PRAGMA quick_check")]
+        if problems != ["ok"]:
+            raise CorruptStoreError(f"{path} failed its integrity check: {problems[:3]}")
+
+    @property
+    def schema_version(self) -> int:
+        return self._conn.execute("PRAGMA user_version").fetchone()[0]
+
+    def for_user(self, tenant_id: str, user_id: str) -> "UserMemory":
+        """The only way to reach notes: a handle bound to one (tenant, user)."""
+        for name, value in (("tenant_id", tenant_id), ("user_id", user_id)):
+            if not isinstance(value, str) or not value:
+                raise ValueError(f"{name} must be a non-empty string, got {value!r}")
+        return UserMemory(self, tenant_id, user_id)
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> "MemoryStore":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _transaction(self, write: bool) -> Iterator[sqlite3.Connection]:
+        """One transaction: all of it commits or none of it does."""
+        with self._lock, _sqlite_errors():
+            # IMMEDIATE takes the write lock up front, so a busy store fails before any work.
+            self._conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def _truncate_wal(self) -> None:
+        """Erased text may still sit in old WAL frames: copy them back and empty the WAL."""
+        if self.path != ":memory:":
+            with self._lock, _sqlite_errors():
+                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    for version, statements in enumerate(MIGRATIONS, start=1):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            # Re-read inside the lock: another process may have migrated meanwhile.
+            if conn.execute("PRAGMA user_version").fetchone()[0] < version:
+                for statement in statements:
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {version}")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+
+class UserMemory:
+    """One user's memory. Every query below is bound to this handle's (tenant, user)."""
+
+    def __init__(self, store: MemoryStore, tenant_id: str, user_id: str) -> None:
+        self._store = store
+        self._tenant_id = tenant_id
+        self._user_id = user_id
+
+    @property
+    def tenant_id(self) -> str:
+        return self._tenant_id
+
+    @property
+    def user_id(self) -> str:
+        return self._user_id
+
+    def __repr__(self) -> str:
+        return f"UserMemory(tenant_id={self._tenant_id!r}, user_id={self._user_id!r})"
+
+    def _owner(self, **params: Any) -> dict[str, Any]:
+        return {"tenant": self._tenant_id, "user": self._user_id, **params}
+
+    def _now(self) -> str:
+        return _utc(self._store.clock())
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def load_state(self, default_profile: dict[str, Any] | None = None, **state_fields: Any) -> MemoryState:
+        """A fresh MemoryState: the stored profile (or the default) and the live global notes."""
+        with self._store._transaction(write=False) as conn:
+            row = conn.execute(
+                "SELECT profile FROM profiles WHERE tenant_id = :tenant AND user_id = :user",
+                self._owner()).fetchone()
+            notes = self._active(conn, None, None)
+        profile = json.loads(row["profile"]) if row else dict(default_profile or {})
+        return MemoryState(profile=profile, global_notes=notes, **state_fields)
+
+    def active_notes(self, keywords: Iterable[str] | None = None, limit: int | None = None) -> list[MemoryNote]:
+        """Live notes, oldest first; `keywords` keeps notes sharing any of them; `limit` keeps the newest."""
+        with self._store._transaction(write=False) as conn:
+            return self._active(conn, keywords, limit)
+
+    def _active(self, conn: sqlite3.Connection, keywords: Iterable[str] | None,
+                limit: int | None) -> list[MemoryNote]:
+        sql = f"""SELECT {_SELECT_NOTE} FROM notes
+                  WHERE tenant_id = :tenant AND user_id = :user AND status = 'active'
+                    AND (expires_utc IS NULL OR expires_utc > :now)"""
+        params = self._owner(now=self._now(), limit=-1 if limit is None else int(limit))
+        if keywords is not None:
+            wanted = json.dumps(sorted({k.lower() for k in keywords}))
+            sql += """ AND EXISTS (SELECT 1 FROM json_each(notes.keywords) AS k
+                                   WHERE lower(k.value) IN (SELECT value FROM json_each(:wanted)))"""
+            params["wanted"] = wanted
+        sql += " ORDER BY observed_utc DESC, id DESC LIMIT :limit"
+        return [_note_from_row(r) for r in conn.execute(sql, params)][::-1]
+
+    def as_of(self, instant: str | datetime) -> list[MemoryNote]:
+        """Memory as it stood at `instant`: observed by then, not yet superseded, not yet expired."""
+        at = _utc(instant)
+        with self._store._transaction(write=False) as conn:
+            rows = conn.execute(f"""
+                SELECT {_SELECT_NOTE}, superseded_at FROM notes
+                WHERE tenant_id = :tenant AND user_id = :user AND status != 'deleted'
+                  AND observed_utc <= :at
+                  AND (superseded_at IS NULL OR superseded_at > :at)
+                  AND (expires_utc > :at OR (expires_utc IS NULL AND status != 'expired'))
+                ORDER BY observed_utc, id""", self._owner(at=at)).fetchall()
+        # A note superseded later was still current then: show it as it was.
+        return [replace(_note_from_row(r), status="active", superseded_by=None)
+                if r["superseded_at"] else _note_from_row(r) for r in rows]
+
+    def staged_notes(self, session_id: str | None = None) -> list[MemoryNote]:
+        """Session notes not yet consolidated (all sessions, or one), unexpired."""
+        sql = """SELECT note FROM session_notes WHERE tenant_id = :tenant AND user_id = :user
+                 AND (expires_utc IS NULL OR expires_utc > :now)"""
+        if session_id is not None:
+            sql += " AND session_id = :session"
+        sql += " ORDER BY session_id, id"
+        with self._store._transaction(write=False) as conn:
+            rows = conn.execute(sql, self._owner(now=self._now(), session=session_id)).fetchall()
+        return [MemoryNote.from_dict(json.loads(r["note"])) for r in rows]
+
+    def pending_sessions(self) -> list[str]:
+        """Sessions whose notes are staged but not consolidated, e.g. after a crash."""
+        with self._store._transaction(write=False) as conn:
+            rows = conn.execute(
+                """SELECT DISTINCT session_id FROM session_notes
+                   WHERE tenant_id = :tenant AND user_id = :user ORDER BY session_id""",
+                self._owner()).fetchall()
+        return [r["session_id"] for r in rows]
+
+    def audit_log(self) -> list[AuditEntry]:
+        with self._store._transaction(write=False) as conn:
+            rows = conn.execute(
+                """SELECT at, action, note_id, reason FROM audit
+                   WHERE tenant_id = :tenant AND user_id = :user ORDER BY seq""", self._owner()).fetchall()
+        return [AuditEntry(**dict(r)) for r in rows]
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def save_profile(self, profile: dict[str, Any]) -> None:
+        text = json.dumps(profile, ensure_ascii=False)
+        with self._store._transaction(write=True) as conn:
+            conn.execute(
+                """INSERT INTO profiles (tenant_id, user_id, profile) VALUES (:tenant, :user, :profile)
+                   ON CONFLICT (tenant_id, user_id) DO UPDATE SET profile = excluded.profile""",
+                self._owner(profile=text))
+
+    def add_notes(self, notes: Iterable[MemoryNote], *, session_id: str | None = None) -> int:
+        """Write long-term notes (same id replaces); returns how many were written."""
+        notes = _long_term(notes)
+        with self._store._transaction(write=True) as conn:
+            self._write_notes(conn, notes, session_id, superseded=())
+        return len(notes)
+
+    def stage_session_notes(self, session_id: str, notes: Iterable[MemoryNote]) -> int:
+        """Persist notes captured during a session, so a crash before consolidation loses none."""
+        notes = list(notes)
+        rows = [self._owner(session=session_id, id=n.id, note=json.dumps(n.to_dict(), ensure_ascii=False),
+                            expires=_utc(n.expires_at) if n.expires_at else None) for n in notes]
+        with self._store._transaction(write=True) as conn:
+            conn.executemany(
+                """INSERT OR REPLACE INTO session_notes (tenant_id, user_id, session_id, id, note, expires_utc)
+                   VALUES (:tenant, :user, :session, :id, :note, :expires)""", rows)
+        return len(rows)
+
+    def commit_consolidation(self, session_id: str, merged_notes: Iterable[MemoryNote],
+                             superseded: Iterable[str] = ()) -> None:
+        """Write a consolidation's result and drop the session's staged notes, atomically.
+
+        `merged_notes` are upserted; a note whose `supersedes` names a stored note, and every id
+        in `superseded`, marks that note superseded. Either all of this happens or none of it.
+        """
+        notes = _long_term(merged_notes)
+        with self._store._transaction(write=True) as conn:
+            self._write_notes(conn, notes, session_id, superseded=list(superseded))
+            conn.execute(
+                "DELETE FROM session_notes WHERE tenant_id = :tenant AND user_id = :user AND session_id = :session",
+                self._owner(session=session_id))
+
+    def _write_notes(self, conn: sqlite3.Connection, notes: list[MemoryNote], session_id: str | None,
+                     superseded: list[str]) -> None:
+        conn.executemany(_INSERT_NOTE, [
+            _note_row(self._tenant_id, self._user_id, n, session_id, None) for n in notes])
+        # The supersede chain: a newer note retires the one it names.
+        links = [self._owner(old=n.supersedes, new=n.id) for n in notes if n.supersedes]
+        links += [self._owner(old=old, new=None) for old in superseded]
+        conn.executemany(
+            """UPDATE notes SET status = 'superseded', superseded_by = COALESCE(:new, superseded_by)
+               WHERE tenant_id = :tenant AND user_id = :user AND id = :old AND status = 'active'""", links)
+        # A note stops being current when its successor was observed, else now.
+        conn.execute(
+            """UPDATE notes SET superseded_at = COALESCE(
+                   (SELECT s.observed_utc FROM notes AS s WHERE s.tenant_id = notes.tenant_id
+                      AND s.user_id = notes.user_id AND s.id = notes.superseded_by), :now)
+               WHERE tenant_id = :tenant AND user_id = :user AND status = 'superseded'
+                 AND superseded_at IS NULL""", self._owner(now=self._now()))
+
+    def forget(self, note_id: str | None = None, *, matching: str | None = None,
+               reason: str = "user request") -> int:
+        """Erase notes by id, or every note whose text contains `matching` (any case).
+
+        The rows are deleted (long-term and staged), their bytes zeroed on disk, and one audit
+        row per note records its id, the time and `reason`, never the text. Returns the count.
+        """
+        if (note_id is None) == (matching is None):
+            raise ValueError("forget needs exactly one of note_id or matching")
+        if matching is not None and (not matching.strip() or matching.lower() in reason.lower()):
+            raise ValueError("matching must be non-empty, and the audit reason must not repeat it")
+        if note_id is not None:
+            params = self._owner(id=note_id)
+            where, staged_where = "id = :id", "id = :id"
+        else:
+            # instr, not LIKE: '%' and '_' in the user's words are plain characters.
+            params = self._owner(needle=matching)
+            where = "instr(lower(text), lower(:needle)) > 0"
+            staged_where = "instr(lower(json_extract(note, '$.text')), lower(:needle)) > 0"
+        owner = "tenant_id = :tenant AND user_id = :user"
+        with self._store._transaction(write=True) as conn:
+            ids = [r[0] for r in conn.execute(f"SELECT id FROM notes WHERE {owner} AND {where}", params)]
+            staged = conn.execute(f"SELECT id FROM session_notes WHERE {owner} AND {staged_where}", params)
+            ids += [r[0] for r in staged if r[0] not in ids]
+            conn.execute(f"DELETE FROM notes WHERE {owner} AND {where}", params)
+            conn.execute(f"DELETE FROM session_notes WHERE {owner} AND {staged_where}", params)
+            now = self._now()
+            conn.executemany(
+                """INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
+                   VALUES (:tenant, :user, :at, 'forget', :id, :reason)""",
+                [self._owner(at=now, id=i, reason=reason) for i in ids])
+        self._store._truncate_wal()
+        return len(ids)
+
+    # -- export and import -----------------------------------------------------------------------
+
+    def export_json(self) -> str:
+        """This user's whole memory as JSON: profile, all notes with their history, staged notes."""
+        with self._store._transaction(write=False) as conn:
+            row = conn.execute(
+                "SELECT profile FROM profiles WHERE tenant_id = :tenant AND user_id = :user",
+                self._owner()).fetchone()
+            notes = conn.execute(
+                f"""SELECT {_SELECT_NOTE}, session_id, superseded_at FROM notes
+                    WHERE tenant_id = :tenant AND user_id = :user ORDER BY observed_utc, id""",
+                self._owner()).fetchall()
+            staged = conn.execute(
+                """SELECT session_id, note FROM session_notes WHERE tenant_id = :tenant AND user_id = :user
+                   ORDER BY session_id, id""", self._owner()).fetchall()
+        document = {
+            "format": EXPORT_FORMAT,
+            "version": 1,
+            "tenant_id": self._tenant_id,
+            "user_id": self._user_id,
+            "profile": json.loads(row["profile"]) if row else None,
+            "notes": [{**_note_from_row(r).to_dict(), "session_id": r["session_id"],
+                       "superseded_at": r["superseded_at"]} for r in notes],
+            "staged": [{"session_id": r["session_id"], "note": json.loads(r["note"])} for r in staged],
+        }
+        return json.dumps(document, indent=2, ensure_ascii=False)
+
+    def import_json(self, text: str) -> int:
+        """Replace this user's memory with an export (whoever it was exported from).
+
+        The whole document is validated before anything is written. Returns the note count.
+        """
+        try:
+            document = json.loads(text)
+            if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
+                raise ValueError(f"not a {EXPORT_FORMAT} document")
+            if document.get("version") != 1:
+                raise ValueError(f"unsupported export version {document.get('version')!r}")
+            rows = []
+            for item in document["notes"]:
+                item = dict(item)
+                session_id, superseded_at = item.pop("session_id"), item.pop("superseded_at")
+                note = MemoryNote.from_dict(item)
+                rows.append(_note_row(self._tenant_id, self._user_id, note, session_id,
+                                      _utc(superseded_at) if superseded_at else None))
+            staged = [(item["session_id"], MemoryNote.from_dict(item["note"])) for item in document["staged"]]
+            profile = document["profile"]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"cannot import: {exc}") from exc
+        owner = "tenant_id = :tenant AND user_id = :user"
+        with self._store._transaction(write=True) as conn:
+            for table in ("notes", "session_notes", "profiles"):
+                conn.execute(f"DELETE FROM {table} WHERE {owner}", self._owner())
+            conn.executemany(_INSERT_NOTE, rows)
+            if profile is not None:
+                conn.execute("INSERT INTO profiles VALUES (:tenant, :user, :profile)",
+                             self._owner(profile=json.dumps(profile, ensure_ascii=False)))
+            conn.executemany(
+                "INSERT INTO session_notes VALUES (:tenant, :user, :session, :id, :note, :expires)",
+                [self._owner(session=s, id=n.id, note=json.dumps(n.to_dict(), ensure_ascii=False),
+                             expires=_utc(n.expires_at) if n.expires_at else None) for s, n in staged])
+            conn.execute(
+                """INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
+                   VALUES (:tenant, :user, :at, 'import', NULL, :reason)""",
+                self._owner(at=self._now(), reason=f"replaced memory with {len(rows)} imported notes"))
+        return len(rows)
+
+
+def _long_term(notes: Iterable[MemoryNote]) -> list[MemoryNote]:
+    notes = list(notes)
+    for note in notes:
+        if not isinstance(note, MemoryNote):
+            raise TypeError(f"expected MemoryNote, got {type(note).__name__}")
+        if note.scope != "global":
+            raise ValueError(f"note {note.id} is session-scoped: stage it with stage_session_notes")
+    return notes
+
+
+__all__ = [
+    "AuditEntry", "CorruptStoreError", "MemoryStore", "SCHEMA_VERSION", "SchemaTooNewError",
+    "StoreError", "StoreLockedError", "UserMemory",
+]
