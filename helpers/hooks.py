@@ -1,0 +1,252 @@
+"""Stage 4 — injection: the state enters the system prompt on every model call.
+
+The prompt is built from sections ordered from stable to volatile, so a provider's
+prompt cache can reuse the long unchanging prefix and only the tail changes:
+
+    base role  ->  <memory_policy>  ->  <user_profile>  ->  <global_memory>
+               ->  <recent_history>  ->  <session_memory>   (changes mid-session)
+
+Each section sits between its own tags, so `split_sections` can cut a captured
+prompt back into them.
+
+Where the SDK lets us in (openai-agents 0.24): for every model call it first awaits
+the agent's `instructions` callable, then fires `on_llm_start` with the finished
+prompt. So the rendering lives in the instructions callable (`MemoryInstructions`,
+or the plain `memory_instructions`), which runs before every call, including the
+call after a tool saved a note; `on_llm_start` is where `PromptCapture` records the
+exact prompt and input items the model received. `MemoryHooks` ends the turn: it
+clears the "re-inject session notes" flag that trimming sets.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from agents import Agent, RunContextWrapper, RunHooks
+
+from helpers.budget import BudgetExceeded, BudgetReport, ContextBudget, TokenCounter, count_tokens, fit_notes, measure
+from helpers.policy import DEFAULT_POLICY, Policy
+from helpers.render import LeftOut, NONE_LINE, format_notes, render_frontmatter, select_notes
+from helpers.state import MemoryNote, MemoryState
+
+BASE_INSTRUCTIONS = """\
+You are a concise, reliable travel concierge for flights, hotels and car rentals.
+Never invent prices or availability; say when you are not sure."""
+
+GLOBAL_HEADING = "GLOBAL memory (long-term defaults), newest first:"
+SESSION_HEADING = "SESSION memory (this conversation), newest first:"
+HISTORY_HEADING = "Recent history, oldest first:"
+
+# Left-out reason for session notes in Policy(session_notes="after_trim") while the flag is off.
+NOT_REINJECTED = "session notes only after trimming"
+
+
+def _block(tag: str, body: str) -> str:
+    return f"<{tag}>\n{body}\n</{tag}>"
+
+
+def _notes_blocks(global_notes: list[MemoryNote], session_notes: list[MemoryNote] | None) -> dict[str, str]:
+    blocks = {"global_memory": _block("global_memory", f"{GLOBAL_HEADING}\n{format_notes(global_notes)}")}
+    if session_notes is not None:
+        blocks["session_memory"] = _block("session_memory", f"{SESSION_HEADING}\n{format_notes(session_notes)}")
+    return blocks
+
+
+@dataclass
+class RenderedPrompt:
+    """One rendered system prompt, with what went into it and what was left out."""
+
+    text: str
+    sections: dict[str, str]  # name -> tagged block, in prompt order; "\n\n".join(values) == text
+    injected: list[MemoryNote]
+    left_out: list[LeftOut]
+    report: BudgetReport | None = None  # tokens per section vs budget, when a budget was given
+
+
+def render_prompt(state: MemoryState, *, policy: Policy = DEFAULT_POLICY, base: str = BASE_INSTRUCTIONS,
+                  budget: ContextBudget | None = None, counter: TokenCounter | None = None) -> RenderedPrompt:
+    """Render the state into a system prompt and refresh the state's rendered strings.
+
+    With a budget, the notes are fitted to `budget.notes` (lowest value dropped first);
+    the role, policy and profile are never cut, so if they exceed their budgets this
+    raises BudgetExceeded. `counter` defaults to o200k_base.
+    """
+    clock = state.clock
+    global_sel = select_notes(state.global_notes, clock, k=policy.k, keywords=policy.keywords)
+    session_sel = select_notes(state.session_notes, clock, k=policy.k, keywords=policy.keywords)
+    show_session = policy.session_notes == "always" or state.inject_session_memories_next_turn
+    left_out = global_sel.left_out + session_sel.left_out
+    if not show_session:
+        left_out += [LeftOut(n, NOT_REINJECTED) for n in session_sel.kept]
+    global_kept = global_sel.kept
+    session_kept = session_sel.kept if show_session else None
+
+    frontmatter = render_frontmatter(state.profile)
+    history = "\n".join(f"- {line}" for line in state.recent_history) or NONE_LINE
+    stable = {"base": base.strip(), "memory_policy": policy.text} if base.strip() else {"memory_policy": policy.text}
+    profile = {"user_profile": _block("user_profile", frontmatter),
+               "recent_history": _block("recent_history", f"{HISTORY_HEADING}\n{history}")}
+
+    report = None
+    if budget is not None:
+        counter = counter or count_tokens
+        for name, texts, allowed in [("stable instructions (role + memory policy)", stable, budget.stable_instructions),
+                                     ("profile (frontmatter + recent history)", profile, budget.profile)]:
+            used = counter("\n\n".join(texts.values()))
+            if used > allowed:
+                raise BudgetExceeded(f"the {name} need {used} tokens but their budget is {allowed}; "
+                                     f"they are never dropped, so raise the budget or shorten them")
+        in_session = {id(n) for n in session_kept or []}
+
+        def render_both(kept: list[MemoryNote]) -> str:
+            g = [n for n in kept if id(n) not in in_session]
+            s = [n for n in kept if id(n) in in_session] if session_kept is not None else None
+            return "\n\n".join(_notes_blocks(g, s).values())
+
+        fitted = fit_notes(global_kept + (session_kept or []), budget.notes, counter,
+                           keywords=policy.keywords, render=render_both)
+        global_kept = [n for n in fitted.kept if id(n) not in in_session]
+        if session_kept is not None:
+            session_kept = [n for n in fitted.kept if id(n) in in_session]
+        left_out += fitted.left_out
+        report = measure(budget, counter, {"stable_instructions": "\n\n".join(stable.values()),
+                                           "profile": "\n\n".join(profile.values()),
+                                           "notes": render_both(fitted.kept)}, fitted.left_out)
+
+    notes = _notes_blocks(global_kept, session_kept)
+    sections = {**stable, "user_profile": profile["user_profile"], "global_memory": notes["global_memory"],
+                "recent_history": profile["recent_history"]}
+    if "session_memory" in notes:
+        sections["session_memory"] = notes["session_memory"]
+
+    # The cookbook's rendered strings on the state, for notebooks and the inspector.
+    state.system_frontmatter = frontmatter
+    state.global_memories_md = format_notes(global_kept)
+    state.session_memories_md = format_notes(session_kept) if session_kept is not None else ""
+    injected = global_kept + (session_kept or [])
+    return RenderedPrompt("\n\n".join(sections.values()), sections, injected, left_out, report)
+
+
+def build_instructions(state: MemoryState, *, policy: Policy = DEFAULT_POLICY, base: str = BASE_INSTRUCTIONS,
+                       budget: ContextBudget | None = None, counter: TokenCounter | None = None) -> str:
+    """The system prompt for the current state (see `render_prompt`)."""
+    return render_prompt(state, policy=policy, base=base, budget=budget, counter=counter).text
+
+
+class MemoryInstructions:
+    """Dynamic instructions: `Agent(instructions=MemoryInstructions(policy=...))`.
+
+    The SDK calls it before every model call, so a note saved by a tool shows up in the
+    very next call. The last rendering is kept in `.last` (notes injected and left out,
+    budget report); change `.policy` or `.base` between runs to try another policy.
+    """
+
+    def __init__(self, policy: Policy = DEFAULT_POLICY, base: str = BASE_INSTRUCTIONS,
+                 budget: ContextBudget | None = None, counter: TokenCounter | None = None):
+        self.policy, self.base, self.budget, self.counter = policy, base, budget, counter
+        self.last: RenderedPrompt | None = None
+
+    async def __call__(self, ctx: RunContextWrapper[MemoryState], agent: Agent[MemoryState]) -> str:
+        self.last = render_prompt(ctx.context, policy=self.policy, base=self.base,
+                                  budget=self.budget, counter=self.counter)
+        return self.last.text
+
+
+async def memory_instructions(ctx: RunContextWrapper[MemoryState], agent: Agent[MemoryState]) -> str:
+    """Dynamic instructions with the default role and policy: `Agent(instructions=memory_instructions)`."""
+    return build_instructions(ctx.context)
+
+
+_SECTION = re.compile(r"^<(\w+)>\n.*?\n</\1>$", re.S | re.M)
+
+
+def split_sections(system_prompt: str | None) -> dict[str, str]:
+    """Cut a prompt into its tagged sections; untagged text (the role) comes first as "base".
+
+    Values keep their tags, so for prompts built here "\\n\\n".join(values) == the prompt.
+    """
+    text = system_prompt or ""
+    sections: dict[str, str] = {}
+    loose, pos = [], 0
+    for match in _SECTION.finditer(text):
+        loose.append(text[pos:match.start()])
+        name = match.group(1)
+        sections[name if name not in sections else f"{name}_{len(sections)}"] = match.group(0)
+        pos = match.end()
+    loose.append(text[pos:])
+    base = "\n\n".join(part.strip() for part in loose if part.strip())
+    return {"base": base, **sections} if base else sections
+
+
+@dataclass
+class CapturedCall:
+    """Exactly what one model call received."""
+
+    turn: int  # state.turn_index when the context is a MemoryState, else 0
+    call_index: int  # 0, 1, ... within that turn
+    agent_name: str
+    system_prompt: str
+    input_items: list[Any]  # a deep copy: later changes to the conversation do not rewrite it
+    sections: dict[str, str] = field(default_factory=dict)
+    rendered: RenderedPrompt | None = None  # injected / left-out notes, when MemoryInstructions built it
+
+
+class PromptCapture(RunHooks[Any]):
+    """Records every model call's exact system prompt and input items: `Runner.run(..., hooks=capture)`.
+
+    Pass the agent's MemoryInstructions to also keep, per call, which notes were
+    injected and which were left out and why.
+    """
+
+    def __init__(self, instructions: MemoryInstructions | None = None):
+        self.instructions = instructions
+        self.calls: list[CapturedCall] = []
+
+    async def on_llm_start(self, context: RunContextWrapper[Any], agent: Agent[Any], system_prompt: str | None,
+                           input_items: list[Any]) -> None:
+        state = context.context
+        turn = state.turn_index if isinstance(state, MemoryState) else 0
+        prompt = system_prompt or ""
+        last = self.instructions.last if self.instructions else None
+        self.calls.append(CapturedCall(
+            turn=turn, call_index=len(self.for_turn(turn)), agent_name=agent.name, system_prompt=prompt,
+            input_items=copy.deepcopy(list(input_items)), sections=split_sections(prompt),
+            # Attach the rendering only if it is the prompt that was sent (an input filter may change it).
+            rendered=copy.deepcopy(last) if last is not None and last.text == prompt else None,
+        ))
+
+    def for_turn(self, turn: int) -> list[CapturedCall]:
+        return [c for c in self.calls if c.turn == turn]
+
+    def turns(self) -> list[int]:
+        return sorted({c.turn for c in self.calls})
+
+
+class MemoryHooks(RunHooks[MemoryState]):
+    """Run hooks for the memory lifecycle: `Runner.run(agent, msg, context=state, hooks=MemoryHooks())`.
+
+    At the end of a turn (the agent's final output) it clears
+    `state.inject_session_memories_next_turn`: trimming sets that flag when it drops
+    history, the flag holds for every model call of the turn that follows, then it is
+    spent. Pass `capture=` to also record prompts (the SDK takes one RunHooks per run).
+    """
+
+    def __init__(self, capture: PromptCapture | None = None):
+        self.capture = capture
+
+    async def on_llm_start(self, context: RunContextWrapper[MemoryState], agent: Agent[MemoryState],
+                           system_prompt: str | None, input_items: list[Any]) -> None:
+        if self.capture is not None:
+            await self.capture.on_llm_start(context, agent, system_prompt, input_items)
+
+    async def on_agent_end(self, context: Any, agent: Agent[MemoryState], output: Any) -> None:
+        context.context.inject_session_memories_next_turn = False
+
+
+__all__ = [
+    "BASE_INSTRUCTIONS", "CapturedCall", "MemoryHooks", "MemoryInstructions", "NOT_REINJECTED", "PromptCapture",
+    "RenderedPrompt", "build_instructions", "memory_instructions", "render_prompt", "split_sections",
+]

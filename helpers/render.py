@@ -1,0 +1,128 @@
+"""Stage 3 — rendering: the state as text a model can read.
+
+The profile becomes YAML frontmatter; memory notes become Markdown lists in which
+every line shows the note's date, so a policy that says "the newest note wins" can
+actually be followed. Only live notes are rendered: expired, superseded and deleted
+notes never reach a prompt. `select_notes` also says which notes were left out and
+why, so the prompt inspector can show it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any, NamedTuple
+
+import yaml
+
+from helpers.state import Clock, MemoryNote, parse_time
+
+# Why a note did not reach the prompt (the budget adds "over budget").
+EXPIRED = "expired"
+SUPERSEDED = "superseded"
+DELETED = "deleted"
+FILTERED = "filtered by keyword"
+BEYOND_TOP_K = "beyond top-k"
+OVER_BUDGET = "over budget"
+
+NONE_LINE = "- (none)"
+
+
+class LeftOut(NamedTuple):
+    note: MemoryNote
+    reason: str
+
+
+class Selection(NamedTuple):
+    """The notes to render (newest first) and the notes left out, each with its reason."""
+
+    kept: list[MemoryNote]
+    left_out: list[LeftOut]
+
+
+def render_frontmatter(profile: dict[str, Any]) -> str:
+    """The profile as a YAML frontmatter block between `---` lines, keys in their given order."""
+    if not isinstance(profile, dict):
+        raise TypeError(f"the profile must be a dict, got {type(profile).__name__}")
+    try:
+        body = yaml.safe_dump(profile, sort_keys=False, allow_unicode=True).strip()
+    except yaml.YAMLError as err:
+        raise ValueError(f"the profile holds a value YAML cannot show as plain data: {err}") from None
+    return f"---\n{body}\n---"
+
+
+def note_date(note: MemoryNote) -> str:
+    """The calendar day a note was observed, e.g. "2026-03-14"."""
+    return parse_time(note.observed_at).date().isoformat()
+
+
+def render_note_line(note: MemoryNote) -> str:
+    """One Markdown list line: "- [2026-03-14] Usually prefers an aisle seat on flights (seat, flight)"."""
+    line = f"- [{note_date(note)}] {note.text.strip()}"
+    if note.keywords:
+        line += f" ({', '.join(note.keywords)})"
+    return line
+
+
+def format_notes(notes: Iterable[MemoryNote]) -> str:
+    """Already-selected notes as a Markdown list, in the given order; "- (none)" when empty."""
+    lines = [render_note_line(n) for n in notes]
+    return "\n".join(lines) if lines else NONE_LINE
+
+
+def matches_keywords(note: MemoryNote, keywords: Iterable[str]) -> bool:
+    """True when any keyword is one of the note's keywords or a whole word of its text (any case)."""
+    own = {k.casefold() for k in note.keywords}
+    words = set(re.findall(r"\w+", note.text.casefold()))
+    return any(k.casefold() in own or k.casefold() in words for k in keywords)
+
+
+def _why_not_live(note: MemoryNote, clock: Clock) -> str | None:
+    if note.status == "deleted":
+        return DELETED
+    if note.status == "superseded":
+        return SUPERSEDED
+    if note.status == "expired" or note.is_expired(clock):
+        return EXPIRED
+    return None
+
+
+def select_notes(notes: Iterable[MemoryNote], clock: Clock, *, k: int | None = None,
+                 keywords: Iterable[str] | None = None) -> Selection:
+    """Live notes, newest first, filtered by keyword (any match keeps a note), then the top k.
+
+    Every note that is not kept appears in `left_out` with the first reason that applies:
+    deleted / superseded / expired, then "filtered by keyword", then "beyond top-k".
+    """
+    if k is not None and k < 0:
+        raise ValueError(f"k must be a non-negative number of notes, got {k!r}")
+    keywords = list(keywords) if keywords else []
+    # sorted() is stable: notes observed at the same instant keep their stored order.
+    newest_first = sorted(notes, key=lambda n: parse_time(n.observed_at), reverse=True)
+    kept: list[MemoryNote] = []
+    left_out: list[LeftOut] = []
+    for note in newest_first:
+        reason = _why_not_live(note, clock)
+        if reason is None and keywords and not matches_keywords(note, keywords):
+            reason = FILTERED
+        if reason is None and k is not None and len(kept) >= k:
+            reason = BEYOND_TOP_K
+        if reason is None:
+            kept.append(note)
+        else:
+            left_out.append(LeftOut(note, reason))
+    return Selection(kept, left_out)
+
+
+def render_notes(notes: Iterable[MemoryNote], clock: Clock, *, k: int | None = None,
+                 keywords: Iterable[str] | None = None, heading: str | None = None) -> str:
+    """Live notes as a dated Markdown list, newest first, optionally under a heading line."""
+    text = format_notes(select_notes(notes, clock, k=k, keywords=keywords).kept)
+    return f"{heading}\n{text}" if heading else text
+
+
+__all__ = [
+    "BEYOND_TOP_K", "DELETED", "EXPIRED", "FILTERED", "LeftOut", "NONE_LINE", "OVER_BUDGET", "SUPERSEDED",
+    "Selection", "format_notes", "matches_keywords", "note_date", "render_frontmatter", "render_note_line",
+    "render_notes", "select_notes",
+]
