@@ -1,0 +1,438 @@
+"""Stage 5 — long sessions: trimming with re-injection, compaction, and tool-output truncation.
+
+A long conversation outgrows the context window. Two Agents SDK `Session`s keep it bounded:
+
+    TrimmingSession    keeps the last `max_turns` user turns and drops the rest.
+    CompactingSession  replaces old turns with one structured summary written by a model
+                       (or by a deterministic fallback when the model fails).
+
+A *user turn* is a user message plus every item after it until the next user message, so
+cutting only at user turns never separates a tool call from its output.
+
+Both sessions cut history when the Runner *reads* it (`get_items`, once per `Runner.run`,
+before the first model call). Cutting there means the turn that runs on shortened history is
+the turn that knows about it: the session sets `state.inject_session_memories_next_turn`, the
+instructions include the session notes in every model call of that turn, and
+`ReinjectionHooks` clears the flag when the turn ends (not on its first model call, which
+would leave the second call of a tool-using turn without the notes).
+
+Oversized tool output is cut by `truncate_tool_output`, with a visible marker, both when it
+is stored (`add_items`) and right before each model call (`tool_output_filter`, a
+`RunConfig(call_model_input_filter=...)`), which also covers the current turn's fresh output.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agents import Agent, RunConfig, RunHooks, Runner
+from agents.models.interface import Model
+from agents.run_config import CallModelData, ModelInputData
+from pydantic import BaseModel
+
+from helpers.state import MemoryState
+
+SUMMARY_TAG = "compacted_history"
+
+# ---------------------------------------------------------------- tool-output truncation
+
+
+def truncate_tool_output(text: str, max_chars: int = 4000) -> str:
+    """Keep the head and tail of `text` within `max_chars`, with a visible marker in between.
+
+    The head gets two thirds of the room (results usually lead with what matters), the tail
+    the rest (errors and totals often come last). Roughly 4 characters make one token.
+    """
+    if max_chars < 100:
+        raise ValueError(f"max_chars must be at least 100 to leave room for the marker, got {max_chars}")
+    if len(text) <= max_chars:
+        return text
+    # The marker's own length depends on the number it prints; size it for the worst case.
+    room = max_chars - len(_marker(len(text)))
+    head, tail = room * 2 // 3, room - room * 2 // 3
+    return text[:head] + _marker(len(text) - head - tail) + (text[-tail:] if tail else "")
+
+
+def _marker(dropped: int) -> str:
+    return f"\n[... truncated {dropped:,} characters ...]\n"
+
+
+def truncate_tool_outputs(items: Sequence[Mapping[str, Any]], max_chars: int = 4000) -> list[dict]:
+    """Copies of `items` with every tool output's text cut by `truncate_tool_output`."""
+    result = []
+    for item in items:
+        item = copy.deepcopy(dict(item))
+        if _is_tool_output(item):
+            output = item.get("output")
+            if isinstance(output, str):
+                item["output"] = truncate_tool_output(output, max_chars)
+            elif isinstance(output, list):  # structured output: cut its text parts
+                for part in output:
+                    if isinstance(part, dict) and isinstance(part.get("text"), str):
+                        part["text"] = truncate_tool_output(part["text"], max_chars)
+        result.append(item)
+    return result
+
+
+def tool_output_filter(max_chars: int = 4000) -> Callable[[CallModelData[Any]], ModelInputData]:
+    """A `RunConfig(call_model_input_filter=...)` that truncates tool outputs before every model call."""
+    truncate_tool_output("", max_chars)  # validate max_chars now, not at the first model call
+
+    def filter_(data: CallModelData[Any]) -> ModelInputData:
+        items = truncate_tool_outputs(data.model_data.input, max_chars)
+        return ModelInputData(input=items, instructions=data.model_data.instructions)
+
+    return filter_
+
+
+# ---------------------------------------------------------------- turns and items
+
+
+def _is_tool_output(item: Mapping[str, Any]) -> bool:
+    return str(item.get("type", "")).endswith("_call_output") and "call_id" in item
+
+
+def is_summary_item(item: Mapping[str, Any]) -> bool:
+    """True for the `<compacted_history>` message a CompactingSession puts at the head."""
+    return item.get("role") == "user" and _text_of(item).lstrip().startswith(f"<{SUMMARY_TAG}>")
+
+
+def _is_user_message(item: Mapping[str, Any]) -> bool:
+    return (item.get("role") == "user" and item.get("type", "message") == "message"
+            and not is_summary_item(item))
+
+
+def _text_of(item: Mapping[str, Any]) -> str:
+    content = item.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return ""
+
+
+def split_turns(items: Sequence[Mapping[str, Any]]) -> tuple[list, list[list]]:
+    """Split history into (preamble, turns): each turn starts at a user message.
+
+    The preamble is whatever precedes the first user message (a summary item, or leftovers).
+    """
+    preamble: list = []
+    turns: list[list] = []
+    for item in items:
+        if _is_user_message(item):
+            turns.append([item])
+        elif turns:
+            turns[-1].append(item)
+        else:
+            preamble.append(item)
+    return preamble, turns
+
+
+def drop_orphan_outputs(items: Sequence[Mapping[str, Any]]) -> tuple[list, int]:
+    """Remove tool outputs whose call is not in `items` (a model API rejects them)."""
+    calls = {i["call_id"] for i in items if "call_id" in i and not _is_tool_output(i)}
+    kept = [i for i in items if not (_is_tool_output(i) and i["call_id"] not in calls)]
+    return kept, len(items) - len(kept)
+
+
+# ---------------------------------------------------------------- the sessions
+
+
+@dataclass(frozen=True)
+class TrimEvent:
+    """One cut of history, for the notebook to show: what was dropped and why."""
+
+    dropped_items: int
+    dropped_turns: int
+    reason: str
+
+
+class _BoundedSession:
+    """Shared Session plumbing: an in-memory list, a lock, the re-injection flag, a log of cuts.
+
+    Every method accepts the SDK's optional `wrapper` (the run context): when the Runner passes
+    it, the flag is set on the run's own MemoryState, so session and instructions cannot
+    disagree about which state they share.
+    """
+
+    session_settings = None  # the Session protocol's optional settings; limits are ours
+
+    def __init__(self, session_id: str, *, state: MemoryState | None, max_tool_output_chars: int | None):
+        if max_tool_output_chars is not None:
+            truncate_tool_output("", max_tool_output_chars)  # validate early
+        self.session_id = session_id
+        self.state = state
+        self.max_tool_output_chars = max_tool_output_chars
+        self.events: list[TrimEvent] = []
+        self._items: list[dict] = []
+        self._lock = asyncio.Lock()
+
+    async def get_items(self, limit: int | None = None, wrapper: Any = None) -> list[dict]:
+        async with self._lock:
+            self._items, orphans = drop_orphan_outputs(self._items)
+            if orphans:
+                self._record(TrimEvent(orphans, 0, "tool output without its call"), wrapper)
+            await self._bound(wrapper)
+            items = copy.deepcopy(self._items)
+        if limit is None:
+            return items
+        return items[-limit:] if limit > 0 else []
+
+    async def add_items(self, items: list[dict], wrapper: Any = None) -> None:
+        if self.max_tool_output_chars is not None:
+            items = truncate_tool_outputs(items, self.max_tool_output_chars)
+        async with self._lock:
+            self._items.extend(copy.deepcopy(list(items)))
+
+    async def pop_item(self, wrapper: Any = None) -> dict | None:
+        async with self._lock:
+            return self._items.pop() if self._items else None
+
+    async def clear_session(self, wrapper: Any = None) -> None:
+        async with self._lock:
+            self._items.clear()
+
+    async def _bound(self, wrapper: Any) -> None:
+        raise NotImplementedError
+
+    def _record(self, event: TrimEvent, wrapper: Any) -> None:
+        self.events.append(event)
+        target = getattr(wrapper, "context", None)
+        if not isinstance(target, MemoryState):
+            target = self.state
+        if target is not None:
+            target.inject_session_memories_next_turn = True
+
+
+class TrimmingSession(_BoundedSession):
+    """Keeps the last `max_turns` user turns of history; the current turn comes on top.
+
+    Whenever it drops items it sets `inject_session_memories_next_turn` on the run's
+    MemoryState (or on `state`, when called outside a run) and appends a `TrimEvent`.
+    """
+
+    def __init__(self, session_id: str, max_turns: int = 8, *, state: MemoryState | None = None,
+                 max_tool_output_chars: int | None = 4000):
+        if max_turns < 1:
+            raise ValueError(f"max_turns must be at least 1, got {max_turns}")
+        super().__init__(session_id, state=state, max_tool_output_chars=max_tool_output_chars)
+        self.max_turns = max_turns
+
+    async def _bound(self, wrapper: Any) -> None:
+        preamble, turns = split_turns(self._items)
+        if len(turns) <= self.max_turns:
+            return
+        dropped = turns[: -self.max_turns]
+        self._items = [item for turn in turns[-self.max_turns:] for item in turn]
+        count = len(preamble) + sum(len(t) for t in dropped)
+        self._record(TrimEvent(count, len(dropped),
+                               f"{len(turns)} user turns > max_turns={self.max_turns}"), wrapper)
+
+
+# ---------------------------------------------------------------- compaction
+
+
+class Fact(BaseModel):
+    fact: str
+    source: str  # e.g. "user, turn 2" or "tool search_hotels"
+
+
+class CompactionSummary(BaseModel):
+    """What must survive compaction: the JSON schema the summarizing model fills in."""
+
+    objective: str
+    confirmed_facts: list[Fact]
+    decisions: list[str]
+    completed_work: list[str]
+    open_work: list[str]
+    external_side_effects: list[str]
+
+    def to_markdown(self) -> str:
+        def bullets(lines: list[str], empty: str) -> str:
+            return "\n".join(f"- {line}" for line in lines) if lines else f"- {empty}"
+
+        facts = [f"{f.fact} (source: {f.source})" for f in self.confirmed_facts]
+        return "\n\n".join([
+            f"## Objective\n{self.objective}",
+            f"## Confirmed facts\n{bullets(facts, 'none recorded')}",
+            f"## Decisions\n{bullets(self.decisions, 'none recorded')}",
+            f"## Completed work\n{bullets(self.completed_work, 'none recorded')}",
+            f"## Open work\n{bullets(self.open_work, 'none recorded')}",
+            f"## External side effects\n{bullets(self.external_side_effects, 'none recorded')}",
+        ])
+
+
+COMPACTION_INSTRUCTIONS = """\
+You compress the earlier part of a conversation between a user and an assistant so the
+assistant can continue without it. Fill in every field, using only what the transcript shows:
+- objective: what the user is trying to achieve overall.
+- confirmed_facts: facts stated by the user or returned by a tool, each with its source
+  (e.g. "user, turn 2" or "tool search_hotels"). Keep preferences and constraints verbatim.
+- decisions: choices the user or assistant settled on.
+- completed_work: what has been done already.
+- open_work: what is still pending or was asked but not answered.
+- external_side_effects: actions that changed something outside the conversation (bookings,
+  payments, messages sent). If none happened, say so explicitly, e.g. "No booking has been made yet."
+If a previous summary is given, merge it: keep its facts unless the transcript contradicts them.
+Never invent facts."""
+
+# Tool names that suggest an action outside the conversation (the fallback lists these calls).
+SIDE_EFFECT_TOOLS = re.compile(r"book|reserv|purchas|buy|pay|order|send|email|cancel|delete|submit|charge|transfer")
+
+
+def _render_transcript(items: Sequence[Mapping[str, Any]], first_turn: int, max_chars: int = 600) -> str:
+    lines, turn = [], first_turn - 1
+    for item in items:
+        if _is_user_message(item):
+            turn += 1
+            lines.append(f"[turn {turn}] user: {_text_of(item)}")
+        elif item.get("type") == "function_call":
+            lines.append(f"assistant called tool {item.get('name')}({item.get('arguments', '')})")
+        elif _is_tool_output(item):
+            lines.append(f"tool result: {truncate_tool_output(str(item.get('output', '')), max_chars)}")
+        elif _text_of(item):
+            lines.append(f"{item.get('role', 'assistant')}: {_text_of(item)}")
+    return "\n".join(lines)
+
+
+def fallback_summary(items: Sequence[Mapping[str, Any]], first_turn: int = 1,
+                     previous: CompactionSummary | None = None, max_chars: int = 300) -> CompactionSummary:
+    """A summary built without a model: user requests, tool calls and their (cut) results.
+
+    It cannot infer decisions or open work, so it says so rather than guessing.
+    """
+    requests, facts, done, effects = [], [], [], []
+    names = {i.get("call_id"): i.get("name", "?") for i in items if i.get("type") == "function_call"}
+    turn = first_turn - 1
+    for item in items:
+        if _is_user_message(item):
+            turn += 1
+            requests.append((turn, truncate_tool_output(_text_of(item), max_chars)))
+            facts.append(Fact(fact=f"User said: {requests[-1][1]}", source=f"user, turn {turn}"))
+        elif item.get("type") == "function_call":
+            done.append(f"Called {item.get('name')}({item.get('arguments', '')}) in turn {turn}")
+        elif _is_tool_output(item):
+            name = names.get(item.get("call_id"), "?")
+            result = truncate_tool_output(str(item.get("output", "")), max_chars)
+            facts.append(Fact(fact=f"{name} returned: {result}", source=f"tool {name}, turn {turn}"))
+            if SIDE_EFFECT_TOOLS.search(name):
+                effects.append(f"{name} ran in turn {turn}; result: {result}")
+    new = CompactionSummary(
+        objective=previous.objective if previous else
+        (f"First request (turn {requests[0][0]}): {requests[0][1]}" if requests else "Not recorded"),
+        confirmed_facts=facts,
+        decisions=["Not recorded (summary built without a model)"],
+        completed_work=done,
+        open_work=[f"Unclear (summary built without a model); last request: {requests[-1][1]}"] if requests else [],
+        external_side_effects=effects or ["None recorded: no side-effecting tool ran in these turns"],
+    )
+    if previous is None:
+        return new
+    return CompactionSummary(
+        objective=new.objective,
+        confirmed_facts=previous.confirmed_facts + new.confirmed_facts,
+        decisions=previous.decisions,
+        completed_work=previous.completed_work + new.completed_work,
+        open_work=previous.open_work + new.open_work,
+        external_side_effects=previous.external_side_effects + effects,
+    )
+
+
+class CompactingSession(_BoundedSession):
+    """When history exceeds `max_turns` user turns, folds all but the last `keep_turns`
+    into one `<compacted_history>` message at the head of history.
+
+    The summary comes from `model` with `CompactionSummary` as its output schema; if the model
+    raises, returns invalid output or exceeds `timeout_s`, `fallback_summary` is used instead,
+    and `summary_source` says which one ran ("model" or "fallback: <error>").
+    """
+
+    def __init__(self, session_id: str, model: Model | str, max_turns: int = 8, keep_turns: int = 3, *,
+                 state: MemoryState | None = None, timeout_s: float | None = 120.0,
+                 max_tool_output_chars: int | None = 4000, instructions: str = COMPACTION_INSTRUCTIONS):
+        if not 1 <= keep_turns < max_turns:
+            raise ValueError(f"need 1 <= keep_turns < max_turns, got keep_turns={keep_turns}, max_turns={max_turns}")
+        super().__init__(session_id, state=state, max_tool_output_chars=max_tool_output_chars)
+        self.max_turns, self.keep_turns, self.timeout_s = max_turns, keep_turns, timeout_s
+        self.summarizer = Agent(name="compactor", instructions=instructions, model=model,
+                                output_type=CompactionSummary)
+        self.summary: CompactionSummary | None = None
+        self.summary_source: str | None = None
+        self.compacted_turns = 0  # user turns folded into the summary so far
+
+    async def clear_session(self, wrapper: Any = None) -> None:
+        await super().clear_session(wrapper)
+        self.summary, self.summary_source, self.compacted_turns = None, None, 0
+
+    async def _bound(self, wrapper: Any) -> None:
+        preamble, turns = split_turns(self._items)
+        if len(turns) <= self.max_turns:
+            return
+        old, recent = turns[: -self.keep_turns], turns[-self.keep_turns:]
+        old_items = [i for i in preamble if not is_summary_item(i)] + [i for t in old for i in t]
+        first_turn = self.compacted_turns + 1
+        self.summary, self.summary_source = await self._summarize(old_items, first_turn)
+        self.compacted_turns += len(old)
+        self._items = [self._summary_item()] + [i for t in recent for i in t]
+        self._record(TrimEvent(len(preamble) + sum(len(t) for t in old), len(old),
+                               f"{len(turns)} user turns > max_turns={self.max_turns}: "
+                               f"compacted {len(old)} turns ({self.summary_source} summary)"), wrapper)
+
+    async def _summarize(self, items: list, first_turn: int) -> tuple[CompactionSummary, str]:
+        prompt = _render_transcript(items, first_turn)
+        if self.summary is not None:
+            prompt = f"Previous summary:\n{self.summary.model_dump_json(indent=1)}\n\nTranscript:\n{prompt}"
+        try:
+            result = await asyncio.wait_for(
+                Runner.run(self.summarizer, prompt, run_config=RunConfig(tracing_disabled=True)),
+                self.timeout_s)
+            summary = result.final_output
+            if not isinstance(summary, CompactionSummary) or not summary.objective.strip():
+                raise ValueError("the model returned no usable summary")
+            return summary, "model"
+        except Exception as error:  # any model failure: fall back, never lose the history
+            reason = f"fallback: {type(error).__name__}"
+            return fallback_summary(items, first_turn, previous=self.summary), reason
+
+    def _summary_item(self) -> dict:
+        header = (f"Summary of turns 1-{self.compacted_turns} of this conversation; their messages "
+                  f"were removed ({self.summary_source} summary).")
+        text = f"<{SUMMARY_TAG}>\n{header}\n\n{self.summary.to_markdown()}\n</{SUMMARY_TAG}>"
+        return {"role": "user", "content": text}
+
+
+# ---------------------------------------------------------------- the flag's lifetime
+
+
+def end_turn(state: MemoryState) -> None:
+    """The turn is over: the session notes need not be re-injected unless history is cut again."""
+    state.inject_session_memories_next_turn = False
+
+
+class ReinjectionHooks(RunHooks[MemoryState]):
+    """Clears the re-injection flag when the agent produces its final output, so every model
+    call of the turn (the first, and those after each tool result) sees it set.
+
+    If the run fails before a final output, the flag stays set: the next turn re-injects again,
+    the safe direction. Combine with other RunHooks by subclassing both (it calls super()).
+    """
+
+    async def on_agent_end(self, context, agent, output) -> None:
+        if not isinstance(context.context, MemoryState):
+            raise TypeError(f"ReinjectionHooks needs a MemoryState run context, got {type(context.context).__name__}")
+        end_turn(context.context)
+        await super().on_agent_end(context, agent, output)
+
+
+__all__ = [
+    "COMPACTION_INSTRUCTIONS", "CompactingSession", "CompactionSummary", "Fact", "ReinjectionHooks",
+    "SIDE_EFFECT_TOOLS", "TrimEvent", "TrimmingSession", "drop_orphan_outputs", "end_turn",
+    "fallback_summary", "is_summary_item", "split_turns", "tool_output_filter", "truncate_tool_output",
+    "truncate_tool_outputs",
+]
