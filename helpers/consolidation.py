@@ -1,0 +1,473 @@
+"""Stage 7 — consolidation: merge a session's notes into global memory, inventing nothing and losing nothing.
+
+After a session ends, its notes join global memory in three steps:
+
+1. `deterministic_merge`: rules only. Notes already merged are skipped (so a rerun changes
+   nothing), session-scoped notes ("this time") are dropped, exact and near duplicates are
+   folded: the newest copy stays active and the older one is kept as superseded.
+2. `propose_plan`: a consolidator agent (structured output, `ConsolidationPlan`) reads the new
+   notes and the global notes they touch, and decides per note id: keep, merge (paraphrases
+   become one note written in their words), supersede (a newer note replaces it) or conflict.
+3. `apply_plan`: the plan is checked before anything changes. Every note written by the model
+   names existing source ids, uses only its sources' words and numbers, and passes the write
+   gate again; every input id gets exactly one decision. Recency, not the model, decides
+   which side of a conflict wins; a same-day or model-flagged conflict goes to the user.
+
+`merge_notes` runs all three; if the model fails in any way (invalid JSON, a schema violation,
+an invented or dropped note, a timeout, an exception) it returns the deterministic result and
+says why in `report.fallback_reason`. Nothing is deleted: a note that loses stays in global
+memory with status "superseded" and a `superseded_by` pointer, so the chain can be replayed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from agents import Agent, ModelSettings, Runner
+from agents.models.interface import Model
+from pydantic import BaseModel
+
+from helpers.state import Clock, MemoryNote, MemoryState, note_id, parse_time
+
+# Two notes whose content words overlap this much (Jaccard) are the same note reworded.
+# High on purpose: "prefers an aisle seat" and "prefers aisle seats" fold, "window" vs
+# "aisle" does not. Looser paraphrases are the model's job.
+NEAR_DUPLICATE_THRESHOLD = 0.8
+# Seconds to wait for the model's plan; the embedded 1.5B model needs tens of seconds.
+DEFAULT_TIMEOUT = 180.0
+
+Outcome = Literal[
+    "kept",  # unchanged (already in global memory)
+    "added",  # a session note that joined global memory as active
+    "already_merged",  # a session note whose id is already in global memory (rerun)
+    "duplicate",  # folded into `target`, kept as superseded
+    "merged",  # rewritten with other notes into `target`, kept as superseded
+    "superseded",  # replaced by the newer note `target`, kept as superseded
+    "dropped_session",  # session-scoped ("this time"): not for long-term memory
+    "blocked",  # the write gate refuses it now
+    "needs_user",  # contradicts `target` and the rules cannot decide: both stay active
+]
+
+
+@dataclass(frozen=True)
+class MergeDecision:
+    """What happened to one input note, and why."""
+
+    note_id: str
+    outcome: Outcome
+    reason: str
+    target: str | None = None  # the note it was folded into, superseded by, or conflicts with
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """Two notes that contradict each other; a person must say which one holds."""
+
+    note_ids: tuple[str, str]
+    texts: tuple[str, str]
+    reason: str
+
+
+@dataclass
+class ConsolidationReport:
+    at: str
+    decisions: dict[str, MergeDecision] = field(default_factory=dict)  # one per input note id
+    created: list[str] = field(default_factory=list)  # ids of notes the model wrote
+    needs_user: list[Conflict] = field(default_factory=list)
+    model_used: bool = False  # True when the model's plan was applied
+    fallback_reason: str | None = None  # why the model's plan was not used
+
+    def outcomes(self, outcome: Outcome) -> list[MergeDecision]:
+        return [d for d in self.decisions.values() if d.outcome == outcome]
+
+    @property
+    def dropped(self) -> list[MergeDecision]:
+        return self.outcomes("dropped_session") + self.outcomes("blocked")
+
+    def summary(self) -> str:
+        lines = [f"{d.note_id}: {d.outcome}" + (f" -> {d.target}" if d.target else "") + f" ({d.reason})"
+                 for d in self.decisions.values() if d.outcome != "kept"]
+        lines += [f"created {i}" for i in self.created]
+        lines += [f"ask the user: {c.texts[0]!r} vs {c.texts[1]!r} ({c.reason})" for c in self.needs_user]
+        lines.append(f"fallback: {self.fallback_reason}" if self.fallback_reason
+                     else f"model plan applied: {self.model_used}")
+        return "\n".join(lines)
+
+
+class PlanRejected(ValueError):
+    """The model's plan breaks a rule; nothing from it is applied."""
+
+
+# ---- words: what a note claims ---------------------------------------------------------------
+
+_STOPWORDS = frozenset("""
+a an the and or but of to in on at for with by from as is are was were be been being am it its
+this that these those i me my mine we our you your they them their he she his her him user users
+has have had do does did will would should can could may might also very so than then there
+when while into over about just some any each other own same such too up out if only
+""".split())
+_NEGATIONS = frozenset({"not", "no", "never", "none", "nor", "without", "cannot"})
+_TOKEN = re.compile(r"\d+(?:[.,:]\d+)*|[a-z]+(?:'[a-z]+)?")
+
+
+def _stem(word: str) -> str:
+    # Crude on purpose: enough that "lives", "living", "lived" and "live" meet.
+    if word in _NEGATIONS or word.endswith("n't"):
+        return "not"
+    word = word.removesuffix("'s")
+    for suffix in ("ing", "ed", "es", "s", "ly"):
+        if len(word) > len(suffix) + 2 and word.endswith(suffix) and not word.endswith("ss"):
+            word = word[: -len(suffix)]
+            break
+    if len(word) > 3 and word[-1] == word[-2]:  # preferr -> prefer
+        word = word[:-1]
+    return word.removesuffix("e") if len(word) > 3 else word
+
+
+def _tokens(text: str) -> tuple[set[str], set[str]]:
+    """(content stems, numbers) of a text; stopwords are not claims."""
+    words, numbers = set(), set()
+    for token in _TOKEN.findall(text.lower()):
+        if token[0].isdigit():
+            numbers.add(token.replace(",", ""))
+        elif token not in _STOPWORDS:
+            words.add(_stem(token))
+    return words, numbers
+
+
+def normalize(text: str) -> str:
+    """Lower case, punctuation removed, whitespace collapsed: exact duplicates compare equal."""
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
+
+
+def similarity(a: str, b: str) -> float:
+    """Jaccard overlap of content stems; 1.0 for the same note reworded trivially."""
+    wa, wb = _tokens(a)[0], _tokens(b)[0]
+    return len(wa & wb) / len(wa | wb) if wa | wb else 1.0
+
+
+def is_near_duplicate(a: str, b: str) -> bool:
+    if normalize(a) == normalize(b):
+        return True
+    (wa, na), (wb, nb) = _tokens(a), _tokens(b)
+    # Different numbers or a negation on one side make a different fact, however similar.
+    return na == nb and ("not" in wa) == ("not" in wb) and similarity(a, b) >= NEAR_DUPLICATE_THRESHOLD
+
+
+def unsupported_claims(text: str, source_texts: list[str]) -> list[str]:
+    """What `text` says that its sources do not: words, numbers, or a flipped negation."""
+    source_words, source_numbers = set(), set()
+    for source in source_texts:
+        words, numbers = _tokens(source)
+        source_words |= words
+        source_numbers |= numbers
+    problems = []
+    for token in dict.fromkeys(_TOKEN.findall(text.lower())):
+        if token[0].isdigit():
+            if token.replace(",", "") not in source_numbers:
+                problems.append(f"number {token!r} is not in its sources")
+        elif token not in _STOPWORDS and _stem(token) not in source_words | {"not"}:
+            problems.append(f"word {token!r} is not in its sources")
+    negated = {"not" in _tokens(s)[0] for s in source_texts}
+    if negated != {"not" in _tokens(text)[0]}:
+        problems.append("its negation differs from its sources")
+    return problems
+
+
+def _gate_check(text: str, keywords: list[str] | None = None):
+    from helpers.gate import check  # imported late: the gate is its own stage
+
+    return check(text, keywords)
+
+
+# ---- step 1: rules only ----------------------------------------------------------------------
+
+def deterministic_merge(global_notes: list[MemoryNote], session_notes: list[MemoryNote], *,
+                        clock: Clock) -> tuple[list[MemoryNote], ConsolidationReport]:
+    """Fold the session into global memory with rules only. The inputs are not modified."""
+    notes = copy.deepcopy(global_notes)
+    report = ConsolidationReport(at=clock().isoformat())
+    for note in notes:
+        report.decisions[note.id] = MergeDecision(note.id, "kept", "already in global memory")
+    by_id = {n.id: n for n in notes}
+    for original in session_notes:
+        note = copy.deepcopy(original)
+        if note.id in by_id:
+            if note.id not in report.decisions or report.decisions[note.id].outcome == "kept":
+                report.decisions[note.id] = MergeDecision(note.id, "already_merged",
+                                                          "this note is already in global memory")
+            continue
+        gate = _gate_check(note.text, note.keywords)
+        if note.scope == "session" or gate.scope == "session":
+            report.decisions[note.id] = MergeDecision(note.id, "dropped_session",
+                                                      "session-scoped: it holds for this session only")
+            continue
+        if not gate.allowed:
+            report.decisions[note.id] = MergeDecision(note.id, "blocked", f"write gate rule {gate.rule}")
+            continue
+        twin = next((n for n in notes if n.is_live(clock) and is_near_duplicate(n.text, note.text)), None)
+        notes.append(note)
+        by_id[note.id] = note
+        if twin is None:
+            report.decisions[note.id] = MergeDecision(note.id, "added", "new durable note")
+            continue
+        # The newest copy stays active; on a tie, the note already there.
+        newer, older = (note, twin) if parse_time(note.observed_at) > parse_time(twin.observed_at) else (twin, note)
+        _supersede(older, newer)
+        if newer is note:
+            report.decisions[note.id] = MergeDecision(note.id, "added", "newest copy of a duplicate")
+        reason = "same text" if normalize(older.text) == normalize(newer.text) else "near duplicate"
+        report.decisions[older.id] = MergeDecision(older.id, "duplicate", reason, newer.id)
+    return notes, report
+
+
+def _supersede(older: MemoryNote, newer: MemoryNote) -> None:
+    older.status, older.superseded_by = "superseded", newer.id
+    if newer.supersedes is None:
+        newer.supersedes = older.id
+
+
+def notes_for_model(notes: list[MemoryNote], report: ConsolidationReport, *, clock: Clock) -> list[MemoryNote]:
+    """The notes the model must see: the session's new notes and the live global notes they touch.
+
+    Global notes that share no keyword and no content word with a new note cannot merge or
+    conflict with it, so they stay out of the prompt (shorter, faster, nothing to get wrong).
+    """
+    new = [n for n in notes if report.decisions[n.id].outcome == "added"]
+    if not new:
+        return []
+    touched_words = set().union(*(_tokens(n.text)[0] | {k.lower() for k in n.keywords} for n in new))
+    new_ids = {n.id for n in new}
+    return [n for n in notes if n.id in new_ids or (
+        n.is_live(clock) and touched_words & (_tokens(n.text)[0] | {k.lower() for k in n.keywords}))]
+
+
+# ---- step 2: the model's plan ----------------------------------------------------------------
+
+class PlanDecision(BaseModel):
+    id: str
+    action: Literal["keep", "merge", "supersede", "conflict"]
+    other_id: str  # the newer note (supersede) or the contradicting note (conflict); "" otherwise
+    reason: str
+
+
+class PlanNote(BaseModel):
+    text: str
+    keywords: list[str]
+    kind: Literal["fact", "preference", "event", "procedure"]
+    source_ids: list[str]
+
+
+class ConsolidationPlan(BaseModel):
+    """The consolidator's structured output. Decisions first: the model decides, then writes."""
+
+    decisions: list[PlanDecision]
+    notes: list[PlanNote]
+
+
+CONSOLIDATOR_INSTRUCTIONS = """\
+You tidy one user's memory notes. Each input line is: id | date | text.
+Give exactly one decision for every id:
+- keep: the note stays as it is.
+- merge: the note says the same thing as other notes. Write one note for all of them in
+  "notes", reusing only their words, and list all their ids in source_ids.
+- supersede: a newer note replaces this one (for example, the user moved to another city).
+  other_id is the newer note's id.
+- conflict: the note contradicts another note and you cannot tell which is true.
+  other_id is that note's id.
+Never add a fact, word or number that is not in the notes. other_id is "" for keep and merge.
+reason is a few words. If nothing merges, "notes" is []."""
+
+
+def consolidator_agent(model: Model | str) -> Agent:
+    return Agent(name="consolidator", instructions=CONSOLIDATOR_INSTRUCTIONS, output_type=ConsolidationPlan,
+                 model=model, model_settings=ModelSettings(temperature=0.0))
+
+
+def render_for_model(inputs: list[MemoryNote]) -> str:
+    return "\n".join(f"{n.id} | {n.observed_at} | {n.text}" for n in inputs)
+
+
+async def propose_plan(inputs: list[MemoryNote], model: Model | str) -> ConsolidationPlan:
+    """Ask the consolidator agent for a plan; the SDK validates the JSON against the schema."""
+    result = await Runner.run(consolidator_agent(model), render_for_model(inputs), max_turns=1)
+    return result.final_output_as(ConsolidationPlan, raise_if_incorrect_type=True)
+
+
+# ---- step 3: check the plan, then apply it ---------------------------------------------------
+
+def apply_plan(notes: list[MemoryNote], report: ConsolidationReport, plan: ConsolidationPlan,
+               inputs: list[MemoryNote]) -> tuple[list[MemoryNote], ConsolidationReport]:
+    """Apply a checked plan to the deterministic result; raise PlanRejected if any rule breaks."""
+    shown = {n.id: n for n in inputs}
+    decided = {}
+    for d in plan.decisions:
+        if d.id not in shown:
+            raise PlanRejected(f"decision for unknown note {d.id!r}")
+        if d.id in decided:
+            raise PlanRejected(f"two decisions for note {d.id}")
+        if d.action in ("supersede", "conflict") and (d.other_id not in shown or d.other_id == d.id):
+            raise PlanRejected(f"{d.action} of {d.id} names no other shown note ({d.other_id!r})")
+        decided[d.id] = d
+    missing = sorted(set(shown) - set(decided))
+    if missing:
+        raise PlanRejected(f"dropped note(s) with no decision: {', '.join(missing)}")
+
+    notes = copy.deepcopy(notes)
+    by_id = {n.id: n for n in notes}
+    report = replace(report, decisions=dict(report.decisions), created=[], needs_user=[],
+                     model_used=True, fallback_reason=None)
+    merged_into: dict[str, str] = {}
+    new_notes = []
+    for written in plan.notes:
+        new = _checked_note(written, [by_id[i] for i in written.source_ids if i in shown], written.source_ids)
+        for source_id in written.source_ids:
+            if decided[source_id].action != "merge" or source_id in merged_into:
+                raise PlanRejected(f"note {source_id} is a source of a written note but not merged exactly once")
+            merged_into[source_id] = new.id
+        new_notes.append(new)
+    unmerged = sorted(i for i, d in decided.items() if d.action == "merge" and i not in merged_into)
+    if unmerged:
+        raise PlanRejected(f"dropped note(s) marked merge but in no written note: {', '.join(unmerged)}")
+
+    for new in new_notes:  # a written note identical to a source keeps that source's id
+        if new.id in by_id:
+            continue
+        notes.append(new)
+        by_id[new.id] = new
+        report.created.append(new.id)
+    for source_id, new_id in merged_into.items():
+        if source_id != new_id:
+            _supersede(by_id[source_id], by_id[new_id])
+            report.decisions[source_id] = MergeDecision(source_id, "merged", decided[source_id].reason, new_id)
+    for d in decided.values():
+        if d.action in ("supersede", "conflict"):
+            _resolve_conflict(by_id[d.id], by_id[merged_into.get(d.other_id, d.other_id)], d, report)
+    return notes, report
+
+
+def _checked_note(written: PlanNote, sources: list[MemoryNote], source_ids: list[str]) -> MemoryNote:
+    if not source_ids or len(sources) != len(source_ids) or len(set(source_ids)) != len(source_ids):
+        raise PlanRejected(f"written note {written.text!r} names missing or unknown sources {source_ids}")
+    if not written.text.strip():
+        raise PlanRejected("written note with empty text")
+    gate = _gate_check(written.text, written.keywords)
+    if not gate.allowed or gate.scope != "global":
+        raise PlanRejected(f"written note {written.text!r} fails the write gate "
+                           f"({gate.rule or 'session-scoped'})")
+    problems = unsupported_claims(written.text, [s.text for s in sources])
+    if problems:
+        raise PlanRejected(f"invented: {written.text!r}: {'; '.join(problems)}")
+    # Keywords are tags, not claims: keep the grounded ones, else the sources' own.
+    grounded = _tokens(" ".join(s.text for s in sources))[0] | {k.lower() for s in sources for k in s.keywords}
+    keywords = [k.lower() for k in written.keywords if _stem(k.lower()) in grounded or k.lower() in grounded]
+    keywords = list(dict.fromkeys(keywords or [k for s in sources for k in s.keywords]))[:3]
+    newest = max(sources, key=lambda s: parse_time(s.observed_at))
+    expiries = [s.expires_at for s in sources]
+    return MemoryNote(
+        text=written.text.strip(), observed_at=newest.observed_at, keywords=keywords, kind=written.kind,
+        scope="global", source_ref=" + ".join(dict.fromkeys(s.source_ref for s in sources if s.source_ref)),
+        expires_at=None if None in expiries else max(expiries, key=parse_time),
+        sensitivity=max((s.sensitivity for s in sources), key=_SENSITIVITY_ORDER.index),
+        confidence=min(s.confidence for s in sources),
+        id=note_id(written.text.strip(), newest.observed_at, "global"),
+    )
+
+
+_SENSITIVITY_ORDER = ["public", "internal", "personal", "restricted"]
+
+
+def _resolve_conflict(note: MemoryNote, other: MemoryNote, d: PlanDecision, report: ConsolidationReport) -> None:
+    """The model only spots that two notes clash; recency, not the model, says which one wins.
+
+    Whichever way round the model named them, the older note is superseded by the newer one.
+    A same-day clash, or one the model calls a conflict, is not guessed: it goes to the user.
+    """
+    if d.action == "supersede" and note.observed_at != other.observed_at:
+        older, newer = sorted((note, other), key=lambda n: parse_time(n.observed_at))
+        if older.status == "active":
+            _supersede(older, newer)
+            report.decisions[older.id] = MergeDecision(older.id, "superseded", f"newer note wins; {d.reason}",
+                                                       newer.id)
+        return
+    why = "the model flagged a contradiction" if d.action == "conflict" else "same date: recency cannot decide"
+    if any(set(c.note_ids) == {note.id, other.id} for c in report.needs_user):
+        return
+    report.needs_user.append(Conflict((note.id, other.id), (note.text, other.text), f"{why}; {d.reason}"))
+    for n, o in ((note, other), (other, note)):
+        if report.decisions[n.id].outcome in ("kept", "added"):
+            report.decisions[n.id] = MergeDecision(n.id, "needs_user", why + "; both stay active", o.id)
+
+
+# ---- the whole pass --------------------------------------------------------------------------
+
+async def merge_notes(global_notes: list[MemoryNote], session_notes: list[MemoryNote],
+                      model: Model | str | None = None, *, clock: Clock,
+                      timeout: float = DEFAULT_TIMEOUT) -> tuple[list[MemoryNote], ConsolidationReport]:
+    """Pure form: (new global notes, report). The inputs are not modified, so a store can commit
+    the result atomically. Without a model only the deterministic pass runs."""
+    notes, report = deterministic_merge(global_notes, session_notes, clock=clock)
+    inputs = notes_for_model(notes, report, clock=clock)
+    if model is None or not inputs:
+        return notes, report
+    try:
+        plan = await asyncio.wait_for(propose_plan(inputs, model), timeout)
+        return apply_plan(notes, report, plan, inputs)
+    except asyncio.TimeoutError:
+        reason = f"timeout: no plan within {timeout:g} s"
+    except PlanRejected as error:
+        reason = f"plan rejected: {error}"
+    except Exception as error:  # noqa: BLE001 - any model failure must fall back, never lose notes
+        reason = f"model error: {type(error).__name__}: {_short(str(error))}"
+    return notes, replace(report, fallback_reason=reason)
+
+
+def _short(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+async def consolidate(state: MemoryState, model: Model | str | None = None, *, clock: Clock | None = None,
+                      timeout: float = DEFAULT_TIMEOUT) -> ConsolidationReport:
+    """Merge `state.session_notes` into `state.global_notes`; clear the merged session notes after.
+
+    The state changes only once the merge has succeeded (a model failure is a success: it falls
+    back). Session notes written after the call (it may run in the background) stay for next time.
+    """
+    return await _consolidate(state, list(state.session_notes), model, clock, timeout)
+
+
+def consolidate_in_background(state: MemoryState, model: Model | str | None = None, *,
+                              clock: Clock | None = None, timeout: float = DEFAULT_TIMEOUT) -> asyncio.Task:
+    """Start `consolidate` on the running event loop and return at once; await the task for the report.
+
+    The session notes are taken now, so notes the conversation writes meanwhile are not cleared.
+    """
+    session = list(state.session_notes)
+    return asyncio.get_running_loop().create_task(_consolidate(state, session, model, clock, timeout),
+                                                  name="consolidation")
+
+
+async def _consolidate(state: MemoryState, session: list[MemoryNote], model: Model | str | None,
+                       clock: Clock | None, timeout: float) -> ConsolidationReport:
+    before = {n.id for n in state.global_notes}
+    notes, report = await merge_notes(state.global_notes, session, model, clock=clock or state.clock,
+                                      timeout=timeout)
+    merged_ids = {n.id for n in notes}
+    written_meanwhile = [n for n in state.global_notes if n.id not in before | merged_ids]
+    state.global_notes = notes + written_meanwhile
+    consumed = {n.id for n in session}
+    state.session_notes = [n for n in state.session_notes if n.id not in consumed]
+    return report
+
+
+__all__ = [
+    "CONSOLIDATOR_INSTRUCTIONS", "DEFAULT_TIMEOUT", "NEAR_DUPLICATE_THRESHOLD", "Conflict",
+    "ConsolidationPlan", "ConsolidationReport", "MergeDecision", "Outcome", "PlanDecision", "PlanNote",
+    "PlanRejected", "apply_plan", "consolidate", "consolidate_in_background", "consolidator_agent",
+    "deterministic_merge", "is_near_duplicate", "merge_notes", "normalize", "notes_for_model",
+    "propose_plan", "render_for_model", "similarity", "unsupported_claims",
+]
