@@ -270,7 +270,9 @@ _instruction_injection = _any(
     r"<\|[^|>\n]{1,30}\|>",  # chat-template tokens such as <|im_start|>
     r"\[/?(?:inst|sys|system|assistant|user)\]|<</?sys>>",
     rf"</?\s*(?:{_ROLES}|instructions?|im_start|im_end|tool_call|tool_response|s)\s*>",
-    r"</\s*(?:memory_policy|memory|memories|policy|profile)\s*>",  # closing the memory block to escape it
+    # Closing a prompt section is how injected text tries to escape it.
+    r"</\s*(?:memory_policy|user_profile|global_memory|session_memory|recent_history|memory|memories|policy|"
+    r"profile)\s*>",
     r"^\s*#{1,6}\s*(?:system|instructions?|assistant|developer)\b",
     r"\bregardless of (?:any |all |previous |prior |earlier |other |your |the )?(?:instructions?|rules?|"
     r"polic(?:y|ies)|guidelines|what (?:the )?(?:user|system|policy|anyone|others?) (?:says?|said|wants?))\b",
@@ -284,7 +286,10 @@ _instruction_injection = _any(
 
 _policy_echo = _any(
     r"\b(?:global|session|long[- ]term|short[- ]term)[ _-]memor(?:y|ies)\b",
-    r"<\s*memory_policy\s*>|\bmemory[ _-]polic(?:y|ies)\b|\bmemory (?:block|section|rules)\b",
+    r"\bmemory[ _-]polic(?:y|ies)\b|\bmemory (?:block|section|rules)\b",
+    # The prompt's own section names (see helpers.hooks) and a rendered note line "- [2026-03-14] ...".
+    r"\b(?:memory_policy|user_profile|global_memory|session_memory|recent_history)\b",
+    r"(?:^|\n)\s*-\s*\[\d{4}-\d{2}-\d{2}\]",
     r"\bprecedence (?:rules?|order)\b|\b(?:memory|policy|profile) precedence\b",
     r"\btakes? precedence over (?:global|session|the profile|profile|memory|memories|notes|instructions)\b",
     r"\b(?:system_frontmatter|global_memories_md|session_memories_md|inject_session_memories)\b",
