@@ -164,21 +164,26 @@ _SECTION = re.compile(r"^<(\w+)>\n.*?\n</\1>$", re.S | re.M)
 
 
 def split_sections(system_prompt: str | None) -> dict[str, str]:
-    """Cut a prompt into its tagged sections; untagged text (the role) comes first as "base".
+    """Cut a prompt into its tagged sections, in order. Untagged text before the first tag
+    (the role) is "base"; untagged text further on (e.g. added by an input filter) is "untagged".
 
-    Values keep their tags, so for prompts built here "\\n\\n".join(values) == the prompt.
+    Values keep their tags, so "\\n\\n".join(values) gives back a prompt built here.
     """
     text = system_prompt or ""
     sections: dict[str, str] = {}
-    loose, pos = [], 0
+
+    def add(name: str, chunk: str) -> None:
+        sections[name if name not in sections else f"{name}_{len(sections)}"] = chunk
+
+    pos = 0
     for match in _SECTION.finditer(text):
-        loose.append(text[pos:match.start()])
-        name = match.group(1)
-        sections[name if name not in sections else f"{name}_{len(sections)}"] = match.group(0)
+        if loose := text[pos:match.start()].strip():
+            add("untagged" if sections else "base", loose)
+        add(match.group(1), match.group(0))
         pos = match.end()
-    loose.append(text[pos:])
-    base = "\n\n".join(part.strip() for part in loose if part.strip())
-    return {"base": base, **sections} if base else sections
+    if tail := text[pos:].strip():
+        add("untagged" if sections else "base", tail)
+    return sections
 
 
 @dataclass
