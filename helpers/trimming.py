@@ -12,9 +12,9 @@ cutting only at user turns never separates a tool call from its output.
 Both sessions cut history when the Runner *reads* it (`get_items`, once per `Runner.run`,
 before the first model call). Cutting there means the turn that runs on shortened history is
 the turn that knows about it: the session sets `state.inject_session_memories_next_turn`, the
-instructions include the session notes in every model call of that turn, and
-`ReinjectionHooks` clears the flag when the turn ends (not on its first model call, which
-would leave the second call of a tool-using turn without the notes).
+instructions (`helpers.hooks.MemoryInstructions`) include the session notes in every model
+call of that turn, and `helpers.hooks.MemoryHooks` clears the flag when the turn ends, not on
+its first model call, which would leave the call after a tool result without the notes.
 
 Oversized tool output is cut by `truncate_tool_output`, with a visible marker, both when it
 is stored (`add_items`) and right before each model call (`tool_output_filter`, a
@@ -31,7 +31,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agents import Agent, RunConfig, RunHooks, Runner
+from agents import Agent, RunConfig, Runner
 from agents.models.interface import Model
 from agents.run_config import CallModelData, ModelInputData
 from pydantic import BaseModel
@@ -407,32 +407,9 @@ class CompactingSession(_BoundedSession):
         return {"role": "user", "content": text}
 
 
-# ---------------------------------------------------------------- the flag's lifetime
-
-
-def end_turn(state: MemoryState) -> None:
-    """The turn is over: the session notes need not be re-injected unless history is cut again."""
-    state.inject_session_memories_next_turn = False
-
-
-class ReinjectionHooks(RunHooks[MemoryState]):
-    """Clears the re-injection flag when the agent produces its final output, so every model
-    call of the turn (the first, and those after each tool result) sees it set.
-
-    If the run fails before a final output, the flag stays set: the next turn re-injects again,
-    the safe direction. Combine with other RunHooks by subclassing both (it calls super()).
-    """
-
-    async def on_agent_end(self, context, agent, output) -> None:
-        if not isinstance(context.context, MemoryState):
-            raise TypeError(f"ReinjectionHooks needs a MemoryState run context, got {type(context.context).__name__}")
-        end_turn(context.context)
-        await super().on_agent_end(context, agent, output)
-
-
 __all__ = [
-    "COMPACTION_INSTRUCTIONS", "CompactingSession", "CompactionSummary", "Fact", "ReinjectionHooks",
-    "SIDE_EFFECT_TOOLS", "TrimEvent", "TrimmingSession", "drop_orphan_outputs", "end_turn",
+    "COMPACTION_INSTRUCTIONS", "CompactingSession", "CompactionSummary", "Fact",
+    "SIDE_EFFECT_TOOLS", "TrimEvent", "TrimmingSession", "drop_orphan_outputs",
     "fallback_summary", "is_summary_item", "split_turns", "tool_output_filter", "truncate_tool_output",
     "truncate_tool_outputs",
 ]

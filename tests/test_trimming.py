@@ -5,9 +5,11 @@ from agents import Agent, RunConfig, Runner, function_tool, set_tracing_disabled
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers.hooks import MemoryHooks, MemoryInstructions, PromptCapture
+from helpers.policy import Policy
 from helpers.state import MemoryNote, MemoryState
 from helpers.trimming import (
-    CompactingSession, ReinjectionHooks, TrimmingSession, drop_orphan_outputs, is_summary_item, split_turns,
+    CompactingSession, TrimmingSession, drop_orphan_outputs, is_summary_item, split_turns,
     tool_output_filter, truncate_tool_output, truncate_tool_outputs,
 )
 from tests.scripted_model import ScriptedModel
@@ -169,54 +171,47 @@ def search_hotels(city: str) -> str:
     return f"3 hotels in {city}"
 
 
-def instructions_with_session_notes(ctx, agent):
-    """A minimal stand-in for helpers.hooks: notes appear only while the flag is set."""
-    state = ctx.context
-    text = "You are a travel concierge."
-    if state.inject_session_memories_next_turn:
-        text += "\n<session_memories>\n" + "\n".join(f"- {n.text}" for n in state.session_notes)
-        text += "\n</session_memories>"
-    return text
+def trip_state():
+    return MemoryState(pinned_now="2026-11-30T09:00:00Z", session_notes=[
+        MemoryNote(text="Vegetarian meals on this trip", observed_at="2026-11-30", scope="session")])
 
 
 async def test_reinjected_notes_reach_every_model_call_of_the_trimmed_turn_then_clear():
-    state = MemoryState(session_notes=[MemoryNote(text="Vegetarian on this trip", observed_at="2026-11-30",
-                                                  scope="session")])
-    session = TrimmingSession("trip", max_turns=1)  # no state here: the run context is used
+    state = trip_state()
+    session = TrimmingSession("trip", max_turns=1)  # no state here: the run's context is used
+    cities = ["Paris", "Rome", "Oslo"]
     steps = []
-    for city in ["Paris", "Rome", "Oslo"]:
+    for city in cities:
         steps += [{"tool": "search_hotels", "arguments": {"city": city}}, f"Hotels in {city}."]
     model = ScriptedModel(steps)  # one model for all turns keeps call ids unique
-    agent = Agent(name="concierge", instructions=instructions_with_session_notes, model=model,
-                  tools=[search_hotels])
-    hooks = ReinjectionHooks()
-    for turn, city in enumerate(["Paris", "Rome", "Oslo"]):
-        await Runner.run(agent, f"Hotels in {city}?", session=session, context=state, hooks=hooks)
+    instructions = MemoryInstructions(policy=Policy(session_notes="after_trim"))
+    agent = Agent(name="concierge", instructions=instructions, model=model, tools=[search_hotels])
+    capture = PromptCapture()
+    for turn, city in enumerate(cities):
+        state.turn_index = turn
+        await Runner.run(agent, f"Hotels in {city}?", session=session, context=state,
+                         hooks=MemoryHooks(capture=capture))
         assert not state.inject_session_memories_next_turn, "the flag must be cleared when the turn ends"
-        first, second = model.calls[2 * turn], model.calls[2 * turn + 1]
-        trimmed = turn == 2  # history holds 2 turns only when the third turn starts
-        for c in (first, second):  # the call after the tool result sees the notes too
-            assert ("Vegetarian on this trip" in c.system_instructions) == trimmed
+        calls = capture.for_turn(turn)
+        assert len(calls) == 2  # tool call, then the answer after the tool result
+        trimmed = turn == 2  # history holds 2 user turns only when the third turn starts
+        for c in calls:  # both calls, not only the first, carry the notes
+            assert ("Vegetarian meals on this trip" in c.sections.get("session_memory", "")) == trimmed
+    assert [c.system_prompt for c in capture.calls] == [c.system_instructions for c in model.calls]
     assert len(session.events) == 1 and session.events[0].dropped_turns == 1
     # The trimmed turn's model input starts at the kept turn, never mid-pair.
     assert model.calls[4].input[0] == user("Hotels in Rome?")
     assert_pairs_intact(model.calls[5].input)
 
 
-async def test_without_the_hooks_the_flag_survives_the_turn():
-    state = MemoryState()
+async def test_without_the_hooks_the_flag_outlives_the_turn():
+    state = trip_state()
     session = TrimmingSession("trip", max_turns=1)
     model = ScriptedModel(["one", "two", "three"])
-    agent = Agent(name="a", instructions=instructions_with_session_notes, model=model)
+    agent = Agent(name="a", instructions=MemoryInstructions(policy=Policy(session_notes="after_trim")), model=model)
     for text in ["a", "b", "c"]:
         await Runner.run(agent, text, session=session, context=state)
     assert state.inject_session_memories_next_turn
-
-
-async def test_reinjection_hooks_refuse_a_context_that_is_not_a_memory_state():
-    agent = Agent(name="a", instructions="x", model=ScriptedModel(["done"]))
-    with pytest.raises(TypeError, match="MemoryState"):
-        await Runner.run(agent, "hi", context={"not": "state"}, hooks=ReinjectionHooks())
 
 
 # ---------------------------------------------------------------- compaction
