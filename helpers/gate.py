@@ -89,6 +89,11 @@ def iban_valid(candidate: str) -> bool:
 _DIGIT_RUN = re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d])")
 _CARD_WORDS = r"(?:card|visa|mastercard|master card|amex|american express|diners|discover|jcb|unionpay|debit|credit)"
 
+# "the Visa ending in 4242": the last four digits still identify the card.
+_CARD_ENDING = re.compile(
+    _CARD_WORDS + r"\b[^.\n]{0,25}?\b(?:ending|ends|last (?:4|four)(?: digits)?)\b[^\d\n]{0,12}\d{4}\b", _I
+)
+
 
 def _has_card_number(text: str) -> bool:
     for match in _DIGIT_RUN.finditer(text):
@@ -97,10 +102,6 @@ def _has_card_number(text: str) -> bool:
             return True
     return _CARD_ENDING.search(text) is not None
 
-
-_CARD_ENDING = re.compile(
-    _CARD_WORDS + r"\b[^.\n]{0,25}?\b(?:ending|ends|last (?:4|four)(?: digits)?)\b[^\d\n]{0,12}\d{4}\b", _I
-)
 
 # Printed IBANs: upper case, in groups of four (the last group may be shorter).
 _IBAN_SHAPE = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b")
@@ -116,7 +117,7 @@ def _has_iban(text: str) -> bool:
 # Patterns, one block per rule.
 # ---------------------------------------------------------------------------
 
-# A value that looks like a secret: has a digit or symbol, or follows "is"/":".
+# A credential word, then a value: after "is", ":" or "=", or one holding a digit or symbol ("PIN 4821").
 _SECRET_WORDS = (
     r"(?:passwords?|passcode|passphrase|passwd|pwd|pin(?: code| number)?|one[- ]time (?:pass)?code|otp|"
     r"verification code|2fa code|mfa code|auth(?:entication)? code|login code|access code|"
@@ -189,6 +190,7 @@ _labelled_address = _any(
 
 def _street_address(text: str) -> bool:
     return _named_street(text) or _labelled_address(text)
+
 
 _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
           r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
@@ -273,7 +275,7 @@ _instruction_injection = _any(
     # Closing a prompt section is how injected text tries to escape it.
     r"</\s*(?:memory_policy|user_profile|global_memory|session_memory|recent_history|memory|memories|policy|"
     r"profile)\s*>",
-    r"^\s*#{1,6}\s*(?:system|instructions?|assistant|developer)\b",
+    r"(?:^|\n)\s*#{1,6}\s*(?:system|instructions?|assistant|developer)\b",
     r"\bregardless of (?:any |all |previous |prior |earlier |other |your |the )?(?:instructions?|rules?|"
     r"polic(?:y|ies)|guidelines|what (?:the )?(?:user|system|policy|anyone|others?) (?:says?|said|wants?))\b",
     r"\b(?:always|never|must) (?:obey|trust|execute|reveal|disclose|leak)\b",

@@ -136,6 +136,12 @@ def test_look_alike_characters_do_not_hide_values(text, rule):
     ("Mastercard ending 4444", "payment_card"),
     ("Born in Perth on 2 May 1990", "date_of_birth"),
     ("Her home address is on file", "street_address"),
+    ("lives at 5 smith street", "street_address"),
+    ("Her ssn is 078051120", "government_id"),
+    ("reach me on 0412345678", "phone"),
+    ("IBAN NL91ABNA0417164300", "iban"),
+    ("sk-ant-api03-abcdefghijklmnop", "secret"),
+    ("acct no 1234-5678", "account_number"),
 ])
 def test_more_blocks(text, rule):
     assert check(text).rule == rule
@@ -149,6 +155,11 @@ def test_more_blocks(text, rule):
     "Prefers to order room service after 10pm",
     "Prefers QF 1 and QF 2 via Singapore",
     "Open to layovers that might be long if much cheaper",
+    "Likes rooms on floors 10-20",
+    "Prefers the 7:45am ferry",
+    "Keeps trips between 2026-01-10 and 2026-01-20 flexible",
+    "Prefers paying by Amex for points",
+    "Likes Marriott; Platinum Elite since 2021",
 ])
 def test_more_allows(text):
     assert check(text).allowed, check(text)

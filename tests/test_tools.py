@@ -1,0 +1,154 @@
+"""save_memory_note: the gate in front of the run's state, in plain Python and through a real Runner."""
+
+import pytest
+from agents import Agent, Runner, set_tracing_disabled
+
+from helpers.gate import text_sha256
+from helpers.state import MemoryState
+from helpers.tools import capture_note, normalize_keywords, save_memory_note
+from tests.scripted_model import ScriptedModel
+
+set_tracing_disabled(True)
+
+
+def _state(**kw):
+    return MemoryState(pinned_now="2026-11-30T09:00:00Z", session_id="s1", turn_index=3, **kw)
+
+
+# --- plain Python --------------------------------------------------------------
+
+def test_an_allowed_note_is_stored_with_provenance():
+    state = _state()
+    reply = capture_note(state, "  Prefers aisle seats on long flights ", [" Seat", "FLIGHT ", "seat", "", "aisle"])
+    [note] = state.session_notes
+    assert note.text == "Prefers aisle seats on long flights"
+    assert note.keywords == ["seat", "flight", "aisle"]
+    assert (note.kind, note.scope, note.status) == ("preference", "global", "active")
+    assert note.observed_at == "2026-11-30"
+    assert note.source_ref == "s1#turn3"
+    assert state.global_notes == []  # promotion to global memory is consolidation's job
+    assert reply.startswith("Saved (global") and note.text in reply
+    [entry] = state.ledger
+    assert (entry.allowed, entry.rule, entry.scope, entry.note_id) == (True, None, "global", note.id)
+
+
+def test_session_wording_is_kept_as_a_session_note():
+    state = _state()
+    reply = capture_note(state, "Wants a window seat this trip", ["seat"], kind="preference")
+    assert state.session_notes[0].scope == "session"
+    assert "this session only" in reply
+
+
+def test_a_blocked_note_is_never_stored_and_the_reason_comes_back():
+    state = _state()
+    text = "Pays with card 4111 1111 1111 1111"
+    reply = capture_note(state, text, ["payment"])
+    assert state.session_notes == [] and state.global_notes == []
+    assert reply == "Not saved: looks like a payment card number. Store only the preference, never the card."
+    [entry] = state.ledger
+    assert (entry.allowed, entry.rule, entry.note_id) == (False, "payment_card", None)
+    assert entry.text_sha256 == text_sha256(text)
+    assert "4111" not in state.to_json()
+
+
+def test_the_gate_sees_every_keyword_not_only_the_first_three():
+    state = _state()
+    reply = capture_note(state, "Prefers aisle seats", ["seat", "flight", "aisle", "maya@example.com"])
+    assert reply.startswith("Not saved") and state.session_notes == []
+    assert state.ledger[0].rule == "email"
+
+
+def test_the_same_text_twice_gives_one_note_and_two_ledger_entries():
+    state = _state()
+    capture_note(state, "Prefers aisle seats", ["seat"])
+    reply = capture_note(state, "prefers  aisle seats", ["seat"])
+    assert len(state.session_notes) == 1
+    assert reply.startswith("Already saved")
+    assert [e.note_id for e in state.ledger] == [state.session_notes[0].id] * 2
+
+
+def test_a_note_already_in_global_memory_is_not_saved_again():
+    state = _state()
+    capture_note(state, "Prefers aisle seats", ["seat"])
+    state.global_notes, state.session_notes = state.session_notes, []
+    assert capture_note(state, "Prefers aisle seats", ["seat"]).startswith("Already saved")
+    assert state.session_notes == []
+
+
+def test_kinds_are_kept_and_checked():
+    state = _state()
+    capture_note(state, "Has a Japan Rail Pass", ["rail"], kind="fact")
+    assert state.session_notes[0].kind == "fact"
+    with pytest.raises(ValueError, match="kind"):
+        capture_note(state, "Likes tea", ["tea"], kind="opinion")  # type: ignore[arg-type]
+    assert len(state.session_notes) == 1 and len(state.ledger) == 1  # bad input loses and adds nothing
+
+
+def test_normalize_keywords():
+    assert normalize_keywords(["  Hotel ", "hotel", "Budget", "", "  ", "Area", "x"]) == ["hotel", "budget", "area"]
+    assert normalize_keywords(None) == []
+    assert normalize_keywords(["Window  Seat"]) == ["window seat"]
+    with pytest.raises(TypeError):
+        normalize_keywords("hotel")
+    with pytest.raises(TypeError):
+        normalize_keywords([3])  # type: ignore[list-item]
+
+
+# --- the SDK tool ----------------------------------------------------------------
+
+def test_the_tool_schema_is_what_the_model_sees():
+    schema = save_memory_note.params_json_schema
+    assert save_memory_note.name == "save_memory_note"
+    assert set(schema["properties"]) == {"text", "keywords", "kind"}  # ctx is not a model parameter
+    assert schema["properties"]["kind"]["enum"] == ["fact", "preference", "event", "procedure"]
+    description = save_memory_note.description
+    assert "Do NOT save" in description and "one-off" in description and "guesses" in description
+
+
+def _tool_outputs(call):
+    return [i["output"] for i in call.input if isinstance(i, dict) and i.get("type") == "function_call_output"]
+
+
+def _agent(model):
+    return Agent[MemoryState](name="concierge", instructions="Help with travel.", model=model,
+                              tools=[save_memory_note])
+
+
+async def test_runner_tool_call_stores_the_note():
+    model = ScriptedModel([
+        {"tool": "save_memory_note", "arguments": {"text": "Prefers aisle seats", "keywords": ["Seat", "flight"],
+                                                   "kind": "preference"}},
+        "Noted: aisle seats.",
+    ])
+    state = _state()
+    result = await Runner.run(_agent(model), "I always sit on the aisle.", context=state)
+    assert result.final_output == "Noted: aisle seats."
+    [note] = state.session_notes
+    assert (note.text, note.keywords, note.scope) == ("Prefers aisle seats", ["seat", "flight"], "global")
+    assert _tool_outputs(model.calls[1]) == ["Saved (global, a lasting preference): Prefers aisle seats"]
+
+
+async def test_runner_blocked_call_is_not_stored_and_the_model_gets_the_reason():
+    model = ScriptedModel([
+        {"tool": "save_memory_note", "arguments": {"text": "Passport number PA1234567", "keywords": ["passport"],
+                                                   "kind": "fact"}},
+        "I won't keep your passport number, but I can still book.",
+    ])
+    state = _state()
+    await Runner.run(_agent(model), "My passport is PA1234567.", context=state)
+    assert state.session_notes == []
+    [output] = _tool_outputs(model.calls[1])
+    assert output.startswith("Not saved: looks like a government ID number")
+    assert [(e.allowed, e.rule) for e in state.ledger] == [(False, "government_id")]
+
+
+async def test_runner_bad_arguments_change_nothing():
+    model = ScriptedModel([
+        {"tool": "save_memory_note", "arguments": {"text": "Likes tea", "keywords": ["tea"], "kind": "opinion"}},
+        "Sorry.",
+    ])
+    state = _state()
+    await Runner.run(_agent(model), "I like tea.", context=state)
+    assert state.session_notes == [] and state.ledger == []
+    [output] = _tool_outputs(model.calls[1])
+    assert "error" in output.lower()
