@@ -179,8 +179,8 @@ async def test_plain_dynamic_instructions_and_standalone_capture():
 
 
 def test_only_whole_line_tags_start_a_section():
-    prompt = "Read the <notes>\nbelow\n</notes> twice.\n\n<session_memory>\n- (none)\n</session_memory>"
-    assert split_sections(prompt) == {"base": "Read the <notes>\nbelow\n</notes> twice.",
+    prompt = "Read the <notes>\nbelow\n</notes>\ntwice.\n\n<session_memory>\n- (none)\n</session_memory>"
+    assert split_sections(prompt) == {"base": "Read the <notes>\nbelow\n</notes>\ntwice.",
                                       "session_memory": "<session_memory>\n- (none)\n</session_memory>"}
 
 
