@@ -66,6 +66,33 @@ class RenderedPrompt:
     report: BudgetReport | None = None  # tokens per section vs budget, when a budget was given
 
 
+def _fit_to_budget(budget: ContextBudget, counter: TokenCounter, stable: dict[str, str], profile: dict[str, str],
+                   global_kept: list[MemoryNote], session_kept: list[MemoryNote] | None,
+                   keywords: tuple[str, ...] | None):
+    """Check the parts that are never cut, then drop the lowest-value notes until the notes fit."""
+    for name, texts, allowed in [("stable instructions (role + memory policy)", stable, budget.stable_instructions),
+                                 ("profile (frontmatter + recent history)", profile, budget.profile)]:
+        used = counter("\n\n".join(texts.values()))
+        if used > allowed:
+            raise BudgetExceeded(f"the {name} need {used} tokens but their budget is {allowed}; "
+                                 f"they are never dropped, so raise the budget or shorten them")
+    in_session = {id(n) for n in session_kept or []}
+
+    def split(kept: list[MemoryNote]) -> tuple[list[MemoryNote], list[MemoryNote] | None]:
+        session = [n for n in kept if id(n) in in_session] if session_kept is not None else None
+        return [n for n in kept if id(n) not in in_session], session
+
+    def render_both(kept: list[MemoryNote]) -> str:
+        return "\n\n".join(_notes_blocks(*split(kept)).values())
+
+    fitted = fit_notes(global_kept + (session_kept or []), budget.notes, counter, keywords=keywords,
+                       render=render_both)
+    report = measure(budget, counter, {"stable_instructions": "\n\n".join(stable.values()),
+                                       "profile": "\n\n".join(profile.values()),
+                                       "notes": render_both(fitted.kept)}, fitted.left_out)
+    return (*split(fitted.kept), fitted.left_out, report)
+
+
 def render_prompt(state: MemoryState, *, policy: Policy = DEFAULT_POLICY, base: str = BASE_INSTRUCTIONS,
                   budget: ContextBudget | None = None, counter: TokenCounter | None = None) -> RenderedPrompt:
     """Render the state into a system prompt and refresh the state's rendered strings.
@@ -92,29 +119,9 @@ def render_prompt(state: MemoryState, *, policy: Policy = DEFAULT_POLICY, base: 
 
     report = None
     if budget is not None:
-        counter = counter or count_tokens
-        for name, texts, allowed in [("stable instructions (role + memory policy)", stable, budget.stable_instructions),
-                                     ("profile (frontmatter + recent history)", profile, budget.profile)]:
-            used = counter("\n\n".join(texts.values()))
-            if used > allowed:
-                raise BudgetExceeded(f"the {name} need {used} tokens but their budget is {allowed}; "
-                                     f"they are never dropped, so raise the budget or shorten them")
-        in_session = {id(n) for n in session_kept or []}
-
-        def render_both(kept: list[MemoryNote]) -> str:
-            g = [n for n in kept if id(n) not in in_session]
-            s = [n for n in kept if id(n) in in_session] if session_kept is not None else None
-            return "\n\n".join(_notes_blocks(g, s).values())
-
-        fitted = fit_notes(global_kept + (session_kept or []), budget.notes, counter,
-                           keywords=policy.keywords, render=render_both)
-        global_kept = [n for n in fitted.kept if id(n) not in in_session]
-        if session_kept is not None:
-            session_kept = [n for n in fitted.kept if id(n) in in_session]
-        left_out += fitted.left_out
-        report = measure(budget, counter, {"stable_instructions": "\n\n".join(stable.values()),
-                                           "profile": "\n\n".join(profile.values()),
-                                           "notes": render_both(fitted.kept)}, fitted.left_out)
+        global_kept, session_kept, dropped, report = _fit_to_budget(
+            budget, counter or count_tokens, stable, profile, global_kept, session_kept, policy.keywords)
+        left_out += dropped
 
     notes = _notes_blocks(global_kept, session_kept)
     sections = {**stable, "user_profile": profile["user_profile"], "global_memory": notes["global_memory"],
