@@ -247,6 +247,8 @@ class MemoryStore:
 
 
 def _migrate(conn: sqlite3.Connection) -> None:
+    if conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+        return  # up to date: no write lock needed
     for version, statements in enumerate(MIGRATIONS, start=1):
         conn.execute("BEGIN IMMEDIATE")
         try:
