@@ -442,9 +442,9 @@ class UserMemory:
             staged_where = "instr(lower(json_extract(note, '$.text')), lower(:needle)) > 0"
         owner = "tenant_id = :tenant AND user_id = :user"
         with self._store._transaction(write=True) as conn:
-            ids = [r[0] for r in conn.execute(f"SELECT id FROM notes WHERE {owner} AND {where}", params)]
-            staged = conn.execute(f"SELECT id FROM session_notes WHERE {owner} AND {staged_where}", params)
-            ids += [r[0] for r in staged if r[0] not in ids]
+            ids = [r[0] for r in conn.execute(
+                f"""SELECT id FROM notes WHERE {owner} AND {where}
+                    UNION SELECT id FROM session_notes WHERE {owner} AND {staged_where} ORDER BY id""", params)]
             conn.execute(f"DELETE FROM notes WHERE {owner} AND {where}", params)
             conn.execute(f"DELETE FROM session_notes WHERE {owner} AND {staged_where}", params)
             now = self._now()
