@@ -427,6 +427,7 @@ class UserMemory:
 
         The rows are deleted (long-term and staged), their bytes zeroed on disk, and one audit
         row per note records its id, the time and `reason`, never the text. Returns the count.
+        (If another connection is reading at that moment, the WAL is emptied at the next checkpoint.)
         """
         if (note_id is None) == (matching is None):
             raise ValueError("forget needs exactly one of note_id or matching")
