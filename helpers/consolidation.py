@@ -196,8 +196,8 @@ def deterministic_merge(global_notes: list[MemoryNote], session_notes: list[Memo
     by_id = {n.id: n for n in notes}
     for original in session_notes:
         note = copy.deepcopy(original)
-        if note.id in by_id:
-            if note.id not in report.decisions or report.decisions[note.id].outcome == "kept":
+        if note.id in by_id:  # consolidated before (a rerun), or listed twice in this session
+            if report.decisions[note.id].outcome == "kept":
                 report.decisions[note.id] = MergeDecision(note.id, "already_merged",
                                                           "this note is already in global memory")
             continue
@@ -242,8 +242,10 @@ def notes_for_model(notes: list[MemoryNote], report: ConsolidationReport, *, clo
         return []
     touched_words = set().union(*(_tokens(n.text)[0] | {k.lower() for k in n.keywords} for n in new))
     new_ids = {n.id for n in new}
-    return [n for n in notes if n.id in new_ids or (
+    shown = [n for n in notes if n.id in new_ids or (
         n.is_live(clock) and touched_words & (_tokens(n.text)[0] | {k.lower() for k in n.keywords}))]
+    # Oldest first, so "a newer note replaces this one" reads top to bottom.
+    return sorted(shown, key=lambda n: (parse_time(n.observed_at), n.id))
 
 
 # ---- step 2: the model's plan ----------------------------------------------------------------
@@ -271,21 +273,33 @@ class ConsolidationPlan(BaseModel):
 
 CONSOLIDATOR_INSTRUCTIONS = """\
 You tidy one user's memory notes. Each input line is: id | date | text.
-Give exactly one decision for every id:
-- keep: the note stays as it is.
-- merge: the note says the same thing as other notes. Write one note for all of them in
-  "notes", reusing only their words, and list all their ids in source_ids.
-- supersede: a newer note replaces this one (for example, the user moved to another city).
-  other_id is the newer note's id.
-- conflict: the note contradicts another note and you cannot tell which is true.
-  other_id is that note's id.
-Never add a fact, word or number that is not in the notes. other_id is "" for keep and merge.
-reason is a few words. If nothing merges, "notes" is []."""
+Return one decision for every id, in input order:
+- "keep": the note stays as it is. This is the usual answer.
+- "merge": two or more notes say the same thing in other words. Mark each of them "merge" and
+  write ONE note for them in "notes", reusing only their words, with all their ids in "source_ids".
+- "supersede": a newer note replaces this one (for example a new home city).
+  "other_id" is the newer note's id.
+- "conflict": the note contradicts another note and the dates do not tell which is true.
+  "other_id" is that note's id.
+Never add a fact, word or number that is not in the notes. "other_id" is "" for keep and merge.
+"reason" is at most five words. "notes" is [] unless something merges.
+
+Example input:
+n1 | 2026-01-05 | Lives in Perth
+n2 | 2026-03-10 | Prefers window seats
+n3 | 2026-06-01 | Moved to Darwin
+n4 | 2026-06-01 | Likes a seat by the window
+Example output:
+{"decisions": [{"id": "n1", "action": "supersede", "other_id": "n3", "reason": "moved city"},
+{"id": "n2", "action": "merge", "other_id": "", "reason": "same preference"},
+{"id": "n3", "action": "keep", "other_id": "", "reason": "current home"},
+{"id": "n4", "action": "merge", "other_id": "", "reason": "same preference"}],
+"notes": [{"text": "Prefers window seats", "keywords": ["seat"], "kind": "preference", "source_ids": ["n2", "n4"]}]}"""
 
 
-def consolidator_agent(model: Model | str) -> Agent:
+def consolidator_agent(model: Model | str, *, max_tokens: int | None = None) -> Agent:
     return Agent(name="consolidator", instructions=CONSOLIDATOR_INSTRUCTIONS, output_type=ConsolidationPlan,
-                 model=model, model_settings=ModelSettings(temperature=0.0))
+                 model=model, model_settings=ModelSettings(temperature=0.0, max_tokens=max_tokens))
 
 
 def render_for_model(inputs: list[MemoryNote]) -> str:
@@ -294,7 +308,9 @@ def render_for_model(inputs: list[MemoryNote]) -> str:
 
 async def propose_plan(inputs: list[MemoryNote], model: Model | str) -> ConsolidationPlan:
     """Ask the consolidator agent for a plan; the SDK validates the JSON against the schema."""
-    result = await Runner.run(consolidator_agent(model), render_for_model(inputs), max_turns=1)
+    # Room for one decision per note plus a merged note or two; a cut-off plan is invalid JSON.
+    agent = consolidator_agent(model, max_tokens=128 + 96 * len(inputs))
+    result = await Runner.run(agent, render_for_model(inputs), max_turns=1)
     return result.final_output_as(ConsolidationPlan, raise_if_incorrect_type=True)
 
 
