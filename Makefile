@@ -21,8 +21,13 @@ setup: $(STAMP)
 lab: setup
 	$(BIN)/jupyter lab notebooks/
 
+# Fast tests run on both cores; everything that loads the real model runs one at a time,
+# because two llama.cpp processes on two cores slow each other down far more than twofold.
+PYTEST := $(BIN)/python -m pytest -p no:cacheprovider
 test: setup
-	$(BIN)/python -m pytest -n 2 --dist loadfile tests notebooks --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
+	$(PYTEST) -n 2 --dist loadfile -m "not model and not browser" tests
+	$(PYTEST) -m "model or browser" tests
+	$(PYTEST) --nbval notebooks --nbval-sanitize-with tests/nbval_sanitize.cfg
 	$(BIN)/python -m helpers.evals
 
 bench: setup
