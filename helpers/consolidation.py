@@ -79,6 +79,7 @@ class ConsolidationReport:
     created: list[str] = field(default_factory=list)  # ids of notes the model wrote
     needs_user: list[Conflict] = field(default_factory=list)
     model_used: bool = False  # True when the model's plan was applied
+    overruled: list[str] = field(default_factory=list)  # model decisions the rules refused (notes kept)
     fallback_reason: str | None = None  # why the model's plan was not used
 
     def outcomes(self, outcome: Outcome) -> list[MergeDecision]:
@@ -93,6 +94,7 @@ class ConsolidationReport:
                  for d in self.decisions.values() if d.outcome != "kept"]
         lines += [f"created {i}" for i in self.created]
         lines += [f"ask the user: {c.texts[0]!r} vs {c.texts[1]!r} ({c.reason})" for c in self.needs_user]
+        lines += [f"overruled: {o}" for o in self.overruled]
         lines.append(f"fallback: {self.fallback_reason}" if self.fallback_reason
                      else f"model plan applied: {self.model_used}")
         return "\n".join(lines)
@@ -108,7 +110,7 @@ _STOPWORDS = frozenset("""
 a an the and or but of to in on at for with by from as is are was were be been being am it its
 this that these those i me my mine we our you your they them their he she his her him user users
 has have had do does did will would should can could may might also very so than then there
-when while into over about just some any each other own same such too up out if only
+when while into over about just some any each other own same such too up out if only now
 """.split())
 _NEGATIONS = frozenset({"not", "no", "never", "none", "nor", "without", "cannot"})
 _TOKEN = re.compile(r"\d+(?:[.,:]\d+)*|[a-z]+(?:'[a-z]+)?")
@@ -156,6 +158,19 @@ def is_near_duplicate(a: str, b: str) -> bool:
     (wa, na), (wb, nb) = _tokens(a), _tokens(b)
     # Different numbers or a negation on one side make a different fact, however similar.
     return na == nb and ("not" in wa) == ("not" in wb) and similarity(a, b) >= NEAR_DUPLICATE_THRESHOLD
+
+
+# Verbs that say how much the user likes something, not what it is about.
+_NOT_A_TOPIC = frozenset({"prefer", "lik", "want", "lov", "usual", "alway", "need", "not"})
+
+
+def _topic(note: MemoryNote) -> set[str]:
+    return (_tokens(note.text)[0] - _NOT_A_TOPIC) | {k.lower() for k in note.keywords}
+
+
+def related(a: MemoryNote, b: MemoryNote) -> bool:
+    """Same subject: a shared keyword or content word (not just "prefers")."""
+    return bool(_topic(a) & _topic(b))
 
 
 def unsupported_claims(text: str, source_texts: list[str]) -> list[str]:
@@ -234,16 +249,14 @@ def _supersede(older: MemoryNote, newer: MemoryNote) -> None:
 def notes_for_model(notes: list[MemoryNote], report: ConsolidationReport, *, clock: Clock) -> list[MemoryNote]:
     """The notes the model must see: the session's new notes and the live global notes they touch.
 
-    Global notes that share no keyword and no content word with a new note cannot merge or
-    conflict with it, so they stay out of the prompt (shorter, faster, nothing to get wrong).
+    Global notes on another subject (see `related`) cannot merge or conflict with a new note,
+    so they stay out of the prompt: shorter, faster, and nothing to get wrong.
     """
     new = [n for n in notes if report.decisions[n.id].outcome == "added"]
     if not new:
         return []
-    touched_words = set().union(*(_tokens(n.text)[0] | {k.lower() for k in n.keywords} for n in new))
     new_ids = {n.id for n in new}
-    shown = [n for n in notes if n.id in new_ids or (
-        n.is_live(clock) and touched_words & (_tokens(n.text)[0] | {k.lower() for k in n.keywords}))]
+    shown = [n for n in notes if n.id in new_ids or (n.is_live(clock) and any(related(n, m) for m in new))]
     # Oldest first, so "a newer note replaces this one" reads top to bottom.
     return sorted(shown, key=lambda n: (parse_time(n.observed_at), n.id))
 
@@ -318,7 +331,13 @@ async def propose_plan(inputs: list[MemoryNote], model: Model | str) -> Consolid
 
 def apply_plan(notes: list[MemoryNote], report: ConsolidationReport, plan: ConsolidationPlan,
                inputs: list[MemoryNote]) -> tuple[list[MemoryNote], ConsolidationReport]:
-    """Apply a checked plan to the deterministic result; raise PlanRejected if any rule breaks."""
+    """Apply the model's plan to the deterministic result (`inputs`: the notes the model saw).
+
+    A broken plan raises PlanRejected and nothing of it is applied: an unknown id, a missing or
+    doubled decision, a "merge" in no written note, a written note that invents or fails the gate.
+    A written note's source_ids are what it merged, even where the model said "keep".
+    A supersede or conflict between notes on different subjects is overruled: both stay.
+    """
     shown = {n.id: n for n in inputs}
     decided = {}
     for d in plan.decisions:
@@ -335,15 +354,17 @@ def apply_plan(notes: list[MemoryNote], report: ConsolidationReport, plan: Conso
 
     notes = copy.deepcopy(notes)
     by_id = {n.id: n for n in notes}
-    report = replace(report, decisions=dict(report.decisions), created=[], needs_user=[],
+    report = replace(report, decisions=dict(report.decisions), created=[], needs_user=[], overruled=[],
                      model_used=True, fallback_reason=None)
     merged_into: dict[str, str] = {}
     new_notes = []
     for written in plan.notes:
         new = _checked_note(written, [by_id[i] for i in written.source_ids if i in shown], written.source_ids)
         for source_id in written.source_ids:
-            if decided[source_id].action != "merge" or source_id in merged_into:
-                raise PlanRejected(f"note {source_id} is a source of a written note but not merged exactly once")
+            if source_id in merged_into:
+                raise PlanRejected(f"note {source_id} is a source of two written notes")
+            if decided[source_id].action not in ("keep", "merge"):
+                raise PlanRejected(f"note {source_id} is both merged and {decided[source_id].action}")
             merged_into[source_id] = new.id
         new_notes.append(new)
     unmerged = sorted(i for i, d in decided.items() if d.action == "merge" and i not in merged_into)
@@ -361,8 +382,13 @@ def apply_plan(notes: list[MemoryNote], report: ConsolidationReport, plan: Conso
             _supersede(by_id[source_id], by_id[new_id])
             report.decisions[source_id] = MergeDecision(source_id, "merged", decided[source_id].reason, new_id)
     for d in decided.values():
-        if d.action in ("supersede", "conflict"):
-            _resolve_conflict(by_id[d.id], by_id[merged_into.get(d.other_id, d.other_id)], d, report)
+        if d.action not in ("supersede", "conflict"):
+            continue
+        note, other = by_id[d.id], by_id[merged_into.get(d.other_id, d.other_id)]
+        if related(note, other):
+            _resolve_conflict(note, other, d, report)
+        else:
+            report.overruled.append(f"{d.action} {note.text!r} / {other.text!r}: different subjects, both kept")
     return notes, report
 
 
@@ -405,10 +431,11 @@ def _resolve_conflict(note: MemoryNote, other: MemoryNote, d: PlanDecision, repo
     """
     if d.action == "supersede" and note.observed_at != other.observed_at:
         older, newer = sorted((note, other), key=lambda n: parse_time(n.observed_at))
-        if older.status == "active":
-            _supersede(older, newer)
-            report.decisions[older.id] = MergeDecision(older.id, "superseded", f"newer note wins; {d.reason}",
-                                                       newer.id)
+        if older.status != "active":
+            report.overruled.append(f"supersede {older.text!r}: already replaced by {older.superseded_by}")
+            return
+        _supersede(older, newer)
+        report.decisions[older.id] = MergeDecision(older.id, "superseded", f"newer note wins; {d.reason}", newer.id)
         return
     why = "the model flagged a contradiction" if d.action == "conflict" else "same date: recency cannot decide"
     if any(set(c.note_ids) == {note.id, other.id} for c in report.needs_user):
@@ -485,5 +512,5 @@ __all__ = [
     "ConsolidationPlan", "ConsolidationReport", "MergeDecision", "Outcome", "PlanDecision", "PlanNote",
     "PlanRejected", "apply_plan", "consolidate", "consolidate_in_background", "consolidator_agent",
     "deterministic_merge", "is_near_duplicate", "merge_notes", "normalize", "notes_for_model",
-    "propose_plan", "render_for_model", "similarity", "unsupported_claims",
+    "propose_plan", "related", "render_for_model", "similarity", "unsupported_claims",
 ]

@@ -205,6 +205,26 @@ async def test_a_conflict_the_rules_cannot_decide_goes_to_the_user(action):
     assert_nothing_lost([aisle], [window], merged, report)
 
 
+async def test_a_source_the_model_marked_keep_is_still_merged_by_its_source_ids():
+    paraphrase = note("Likes the aisle seat", keywords=["seat"])
+    step = plan([(AISLE.id, "keep", ""), (paraphrase.id, "merge", "")],
+                [("Prefers an aisle seat", ["seat"], [AISLE.id, paraphrase.id])])
+    merged, report = await merge_notes([AISLE], [paraphrase], ScriptedModel([step]), clock=CLOCK)
+    assert report.decisions[AISLE.id].outcome == report.decisions[paraphrase.id].outcome == "merged"
+    assert [n.text for n in merged if n.status == "active"] == ["Prefers an aisle seat"]
+
+
+async def test_a_supersede_between_different_subjects_is_overruled_and_both_stay():
+    seat = note("Likes the aisle seat", keywords=["seat"])
+    step = plan([(AISLE.id, "supersede", SYDNEY.id), (BRISBANE.id, "keep", ""), (SYDNEY.id, "keep", ""),
+                 (seat.id, "keep", "")])
+    merged, report = await merge_notes([AISLE, BRISBANE], [SYDNEY, seat], ScriptedModel([step]), clock=CLOCK)
+    assert report.model_used and report.fallback_reason is None
+    assert all(n.status == "active" for n in merged)
+    assert len(report.overruled) == 1 and "different subjects" in report.overruled[0]
+    assert_nothing_lost([AISLE, BRISBANE], [SYDNEY, seat], merged, report)
+
+
 # ---- every model failure falls back to the deterministic merge -------------------------------
 
 PARAPHRASE = note("Likes the aisle on long flights", keywords=["seat"])
@@ -234,6 +254,9 @@ FAULTS = {
     "fails the gate": (plan([(AISLE.id, "merge", ""), (PARAPHRASE.id, "merge", "")],
                             [("Prefers an aisle seat, card 4111 1111 1111 1111", ["seat"],
                               [AISLE.id, PARAPHRASE.id])]), "payment_card"),
+    "merged and superseded": (plan([(AISLE.id, "supersede", PARAPHRASE.id), (PARAPHRASE.id, "merge", "")],
+                                   [("Prefers an aisle seat", ["seat"], [AISLE.id, PARAPHRASE.id])]),
+                              "both merged and supersede"),
     "exception": (_raise, "RuntimeError: model crashed"),
 }
 
