@@ -95,12 +95,17 @@ _CARD_ENDING = re.compile(
 )
 
 
+# "card number 4111 1111 1111 1112": a card-length number right after a card word is blocked
+# even when its checksum fails, since a mistyped card number is still nearly the card.
+_CARD_LABELLED = re.compile(_CARD_WORDS + r"\b[^.\d\n]{0,25}?(?<![\d-])\d(?:[ -]?\d){12,18}(?!\d)", _I)
+
+
 def _has_card_number(text: str) -> bool:
     for match in _DIGIT_RUN.finditer(text):
         digits = re.sub(r"\D", "", match.group())
         if 13 <= len(digits) <= 19 and luhn_valid(digits):
             return True
-    return _CARD_ENDING.search(text) is not None
+    return _CARD_ENDING.search(text) is not None or _CARD_LABELLED.search(text) is not None
 
 
 # Printed IBANs: upper case, in groups of four (the last group may be shorter).

@@ -134,6 +134,8 @@ def test_look_alike_characters_do_not_hide_values(text, rule):
     ("Looks like she prefers beach resorts", "speculation"),
     ("Running late, book anything", "transient_mood"),
     ("Mastercard ending 4444", "payment_card"),
+    ("Card number 4111 1111 1111 1112", "payment_card"),  # labelled, checksum off by one digit
+    ("Her visa is 5555-5555-5555-4445", "payment_card"),
     ("Born in Perth on 2 May 1990", "date_of_birth"),
     ("Her home address is on file", "street_address"),
     ("lives at 5 smith street", "street_address"),
@@ -159,6 +161,7 @@ def test_more_blocks(text, rule):
     "Prefers the 7:45am ferry",
     "Keeps trips between 2026-01-10 and 2026-01-20 flexible",
     "Prefers paying by Amex for points",
+    "Pays by card for hotels and likes the Lonely Planet guide, ISBN 978-0-306-40615-7",  # number far from the card word
     "Likes Marriott; Platinum Elite since 2021",
 ])
 def test_more_allows(text):
