@@ -10,7 +10,7 @@ from helpers.consolidation import (
     CONSOLIDATOR_INSTRUCTIONS, apply_plan, ConsolidationPlan, consolidate, consolidate_in_background,
     deterministic_merge, is_near_duplicate, merge_notes, notes_for_model, PlanRejected, unsupported_claims,
 )
-from helpers.state import MemoryNote, MemoryState, fixed_clock, load_example_state
+from helpers.state import MemoryNote, fixed_clock, load_example_state
 from tests.scripted_model import ScriptedModel
 
 set_tracing_disabled(True)
@@ -223,6 +223,18 @@ async def test_a_supersede_between_different_subjects_is_overruled_and_both_stay
     assert all(n.status == "active" for n in merged)
     assert len(report.overruled) == 1 and "different subjects" in report.overruled[0]
     assert_nothing_lost([AISLE, BRISBANE], [SYDNEY, seat], merged, report)
+
+
+async def test_a_conflict_with_a_note_the_model_just_wrote_goes_to_the_user():
+    aisle_today = note("Likes the aisle seat", keywords=["seat"])
+    window_today = note("Prefers a window seat", keywords=["seat"])
+    step = plan([(AISLE.id, "merge", ""), (aisle_today.id, "merge", ""), (window_today.id, "supersede", AISLE.id)],
+                [("Prefers an aisle seat", ["seat"], [AISLE.id, aisle_today.id])])
+    merged, report = await merge_notes([AISLE], [aisle_today, window_today], ScriptedModel([step]), clock=CLOCK)
+    assert report.fallback_reason is None, report.fallback_reason
+    [conflict] = report.needs_user
+    assert conflict.texts == ("Prefers a window seat", "Prefers an aisle seat")
+    assert sorted(n.text for n in merged if n.status == "active") == ["Prefers a window seat", "Prefers an aisle seat"]
 
 
 # ---- every model failure falls back to the deterministic merge -------------------------------
