@@ -129,8 +129,11 @@ class Scenario:
             for seeded in [self.data, *self.data.get("neighbours", [])]:
                 for note in seeded.get("notes", []):
                     MemoryNote.from_dict(note)
-        except (jsonschema.ValidationError, ValueError, TypeError) as error:
-            message = error.message if isinstance(error, jsonschema.ValidationError) else str(error)
+        except jsonschema.ValidationError as error:
+            where = ".".join(map(str, error.absolute_path)) or "top level"
+            raise ValueError(f"scenario {self.data.get('name', '?')!r} is invalid at {where}: {error.message}") from None
+        except (ValueError, TypeError) as error:
+            message = str(error)
             raise ValueError(f"scenario {self.data.get('name', '?')!r} is invalid: {message}") from None
 
     name = property(lambda self: self.data["name"])
