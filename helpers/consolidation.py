@@ -337,7 +337,8 @@ def apply_plan(notes: list[MemoryNote], report: ConsolidationReport, plan: Conso
 
     A broken plan raises PlanRejected and nothing of it is applied: an unknown id, a missing or
     doubled decision, a "merge" in no written note, a written note that invents or fails the gate.
-    A written note's source_ids are what it merged, even where the model said "keep".
+    A written note's source_ids are what it merged, even where the model said "keep"; a written
+    note that only restates its one source changes nothing.
     A supersede or conflict between notes on different subjects is overruled: both stay.
     """
     shown = {n.id: n for n in inputs}
@@ -359,8 +360,13 @@ def apply_plan(notes: list[MemoryNote], report: ConsolidationReport, plan: Conso
     report = replace(report, decisions=dict(report.decisions), created=[], needs_user=[], overruled=[],
                      model_used=True, fallback_reason=None)
     merged_into: dict[str, str] = {}
+    restated: set[str] = set()
     new_notes = []
     for written in plan.notes:
+        only = shown.get(written.source_ids[0]) if len(written.source_ids) == 1 else None
+        if only is not None and is_near_duplicate(written.text, only.text):
+            restated.add(only.id)  # the model copied a note out: nothing merged, nothing to check
+            continue
         new = _checked_note(written, [by_id[i] for i in written.source_ids if i in shown], written.source_ids)
         for source_id in written.source_ids:
             if source_id in merged_into:
@@ -369,7 +375,7 @@ def apply_plan(notes: list[MemoryNote], report: ConsolidationReport, plan: Conso
                 raise PlanRejected(f"note {source_id} is both merged and {decided[source_id].action}")
             merged_into[source_id] = new.id
         new_notes.append(new)
-    unmerged = sorted(i for i, d in decided.items() if d.action == "merge" and i not in merged_into)
+    unmerged = sorted(i for i, d in decided.items() if d.action == "merge" and i not in merged_into.keys() | restated)
     if unmerged:
         raise PlanRejected(f"dropped note(s) marked merge but in no written note: {', '.join(unmerged)}")
 

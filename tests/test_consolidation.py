@@ -237,6 +237,18 @@ async def test_a_conflict_with_a_note_the_model_just_wrote_goes_to_the_user():
     assert sorted(n.text for n in merged if n.status == "active") == ["Prefers a window seat", "Prefers an aisle seat"]
 
 
+async def test_a_written_note_that_only_restates_its_source_changes_nothing():
+    # What the embedded 1.5B model produced for Brisbane -> Sydney: the right supersede, named
+    # the other way round, plus each note copied out again.
+    step = plan([(BRISBANE.id, "keep", ""), (SYDNEY.id, "supersede", BRISBANE.id)],
+                [(BRISBANE.text, ["city"], [BRISBANE.id]), (SYDNEY.text, ["city", "lives"], [SYDNEY.id])])
+    merged, report = await merge_notes([BRISBANE], [SYDNEY], ScriptedModel([step]), clock=CLOCK)
+    assert report.fallback_reason is None and report.created == []
+    stored = {n.id: n for n in merged}
+    assert stored[BRISBANE.id].superseded_by == SYDNEY.id and stored[SYDNEY.id].status == "active"
+    assert stored[SYDNEY.id].keywords == ["home"]
+
+
 # ---- every model failure falls back to the deterministic merge -------------------------------
 
 PARAPHRASE = note("Likes the aisle on long flights", keywords=["seat"])
