@@ -170,6 +170,7 @@ class PromptInspector(widgets.VBox):
         reload = widgets.Button(description="↻", tooltip="re-read the capture", layout={"width": "3em"})
         self.title = widgets.HTML()
         self.prompt, self.tokens, self.notes, self.inputs, self.diff = (widgets.HTML() for _ in range(5))
+        self.title.add_class("inspector-title")
         self.prompt.add_class("inspector-prompt")
         self.tokens.add_class("inspector-tokens")
         tabs = widgets.Tab(children=[self.prompt, self.tokens, self.notes, self.inputs, self.diff],
@@ -310,7 +311,8 @@ async def run_conversation(policy: Policy, messages: Sequence[str], state_factor
     return RunRecord(policy, turns, state, time.perf_counter() - started, capture)
 
 
-def _policy_diff(before: Policy, after: Policy) -> str:
+def policy_diff(before: Policy, after: Policy) -> str:
+    """A unified diff of two policies' texts (no context lines)."""
     lines = difflib.unified_diff(before.text.splitlines(), after.text.splitlines(),
                                  fromfile="previous policy", tofile="this policy", lineterm="", n=0)
     return "\n".join(lines) or "(same policy text)"
@@ -318,7 +320,7 @@ def _policy_diff(before: Policy, after: Policy) -> str:
 
 def compare_runs(before: RunRecord, after: RunRecord) -> str:
     """The two runs as text: the policy diff, then per turn the message and both answers."""
-    out = ["Policy change:", _policy_diff(before.policy, after.policy), ""]
+    out = ["Policy change:", policy_diff(before.policy, after.policy), ""]
     for n, (old, new) in enumerate(zip(before.turns, after.turns), 1):
         out.append(f"Turn {n}. user: {new.message}")
         for label, turn in (("previous", old), ("this run", new)):
@@ -341,7 +343,9 @@ def run_html(run: RunRecord | None, heading: str) -> str:
         parts.append(f"<p><b>Turn {n}. user:</b> {html.escape(turn.message)}</p>"
                      f"<details><summary>system prompt</summary>{_pre(prompt)}</details>")
         parts += [f"<div>🔧 <code>{html.escape(call)}</code></div>" for call in turn.tool_calls]
-        answer = f"<span style='color:#b00'>{html.escape(turn.error)}</span>" if turn.error else html.escape(turn.answer)
+        answer = html.escape(turn.answer)
+        if turn.error:
+            answer = f"<span style='color:#b00'>{html.escape(turn.error)}</span>"
         parts.append(f"<p><b>answer:</b> {answer}</p>")
     parts.append(f"<p><b>session notes:</b> {html.escape('; '.join(run.session_notes()) or '(none)')}</p>")
     return "".join(parts)
@@ -369,7 +373,7 @@ class PolicyEditor(widgets.VBox):
         for pane in (self.previous_pane, self.current_pane):
             pane.layout = widgets.Layout(width="50%", padding="0 8px")
         self.button.on_click(self._on_click)
-        self._task: asyncio.Future | None = None
+        self.task: asyncio.Future | None = None  # the run the button started
         super().__init__([self.text, widgets.HBox([self.button, self.status]),
                           widgets.HBox([self.previous_pane, self.current_pane])])
         self.add_class("policy-editor")
@@ -382,9 +386,13 @@ class PolicyEditor(widgets.VBox):
     async def rerun(self) -> RunRecord:
         """Run the conversation with the edited policy on a fresh state and show it next to the last run."""
         run = await run_conversation(self.policy(), self.messages, self.state_factory, self.model)
+        self.add_run(run)
+        return run
+
+    def add_run(self, run: RunRecord) -> None:
+        """Show a run made elsewhere (e.g. by run_conversation) as the latest one."""
         self.runs.append(run)
         self._show()
-        return run
 
     def _show(self) -> None:
         previous = self.runs[-2] if len(self.runs) > 1 else None
@@ -394,9 +402,10 @@ class PolicyEditor(widgets.VBox):
 
     def _on_click(self, _button: Any) -> None:
         # Widget callbacks are synchronous; the run goes on the kernel's event loop.
-        self._task = asyncio.ensure_future(self._rerun_and_report())
+        self.task = asyncio.ensure_future(self.rerun_and_report())
 
-    async def _rerun_and_report(self) -> None:
+    async def rerun_and_report(self) -> None:
+        """What the button does: rerun, and put any error in the status line instead of raising."""
         self.button.disabled = True
         self.status.value = f"running {len(self.messages)} turn(s)…"
         try:
@@ -412,6 +421,6 @@ class PolicyEditor(widgets.VBox):
 
 __all__ = [
     "CallView", "Conversation", "PolicyEditor", "PromptInspector", "RunRecord", "TurnRecord", "call_label",
-    "compare_runs", "describe_call", "describe_item", "load_conversation", "notes_report", "prompt_diff",
+    "compare_runs", "describe_call", "describe_item", "load_conversation", "notes_report", "policy_diff", "prompt_diff",
     "run_conversation", "run_html", "token_table",
 ]

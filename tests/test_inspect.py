@@ -185,18 +185,20 @@ async def test_policy_editor_reruns_and_shows_both_runs_side_by_side():
     assert [run.policy.text for run in editor.runs] == [DEFAULT_POLICY.text, FLIPPED.text]
     assert "window seat" in editor.previous_pane.value and "aisle seat" in editor.current_pane.value
     assert "GLOBAL memory wins over SESSION memory" in editor.current_pane.value  # the folded prompt
+    editor.add_run(editor.runs[0])  # a run made elsewhere becomes the latest
+    assert "aisle seat" in editor.previous_pane.value and "window seat" in editor.current_pane.value
 
 
 async def test_policy_editor_button_reports_a_bad_policy_and_keeps_the_text():
     editor = PolicyEditor(fresh_state, ["hi"], model=ScriptedModel(["Hello."]))
     editor.text.value = "Always pick aisle."  # no <memory_policy> tags
     editor.button.click()
-    await editor._task
+    await editor.task
     assert "wrapped in &lt;memory_policy&gt;" in editor.status.value
     assert editor.text.value == "Always pick aisle." and editor.runs == [] and not editor.button.disabled
     editor.text.value = MEMORY_POLICY
     editor.button.click()
-    await asyncio.wait_for(editor._task, 5)
+    await asyncio.wait_for(editor.task, 5)
     assert editor.status.value.startswith("done in") and editor.runs[0].turns[0].answer == "Hello."
 
 

@@ -1,0 +1,142 @@
+"""The prompt inspector in a real browser: JupyterLab in headless Chromium runs notebook 04.
+
+Slow (the notebook runs the real model, about 1-3 minutes) and needs Debian's chromium at
+/usr/bin/chromium plus pip's playwright (never `playwright install`); .ci/run installs chromium.
+Locally, run it under the model lock:
+
+    flock /tmp/llm.lock .venv/bin/python -m pytest -m browser tests/test_browser.py
+
+Set INSPECTOR_SCREENSHOT=/some/file.png to keep the screenshot.
+"""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from helpers.paths import repo_root
+
+CHROMIUM = Path("/usr/bin/chromium")
+NOTEBOOK = "04_hooks_and_injection.ipynb"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+RUN_ALL_SECONDS = 900  # the notebook runs the real model on 2 shared cores
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium "
+                       "(apt-get install chromium; .ci/run does it)"),
+]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def lab(tmp_path):
+    """JupyterLab on 127.0.0.1 with a token, serving a temp copy of the notebook (its outputs stay untouched)."""
+    root, settings = tmp_path / "root", tmp_path / "settings"
+    root.mkdir()
+    # Without the committed outputs, every prompt starts blank, so "all cells ran" means this run.
+    notebook = nbformat.read(repo_root() / "notebooks" / NOTEBOOK, as_version=4)
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    nbformat.write(notebook, root / NOTEBOOK)
+    # Render every cell (no windowing), so the test sees all outputs, not only the ones on screen.
+    tracker = settings / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings"
+    tracker.parent.mkdir(parents=True)
+    tracker.write_text(json.dumps({"windowingMode": "none"}))
+    news = settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+    news.parent.mkdir(parents=True)
+    news.write_text(json.dumps({"fetchNews": "false"}))  # no network, no toast over the screenshot
+    port, token = free_port(), os.urandom(12).hex()
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "config"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt")}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ServerApp.ip=127.0.0.1",
+         f"--ServerApp.port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
+         f"--ServerApp.root_dir={root}", f"--LabApp.user_settings_dir={settings}",
+         f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}", "--LabApp.expose_app_in_browser=True",
+         "--allow-root"],  # CI containers often run as root
+        cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=open(tmp_path / "lab.log", "wb"),
+        start_new_session=True)  # its own process group: the kernel goes down with it
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2)
+                break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"JupyterLab did not start: {(tmp_path / 'lab.log').read_text()[-2000:]}")
+                time.sleep(0.5)
+        yield f"{base}/lab/tree/{NOTEBOOK}?token={token}"
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGTERM)
+            try:
+                server.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(server.pid, signal.SIGKILL)
+
+
+KERNEL_STATUS = "() => window.jupyterapp.shell.currentWidget?.sessionContext?.session?.kernel?.status"
+ALL_CELLS_RAN = ("[...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]"
+                 ".every(p => /\\[\\d+\\]/.test(p.innerText))")
+
+
+def test_inspector_renders_and_follows_a_selection(lab, tmp_path):
+    sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (test extras)")
+    screenshot = Path(os.environ.get("INSPECTOR_SCREENSHOT", tmp_path / "inspector.png"))
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch_persistent_context(
+            str(tmp_path / "chromium"), executable_path=str(CHROMIUM), headless=True, args=FLAGS,
+            viewport={"width": 1400, "height": 1000})
+        try:
+            page = browser.new_page()
+            page.goto(lab)
+            page.wait_for_function(f"({KERNEL_STATUS})() === 'idle'", timeout=120_000)
+            page.evaluate("window.jupyterapp.commands.execute('runmenu:run-all')")
+
+            inspector = page.locator(".jupyter-widgets.prompt-inspector")
+            inspector.wait_for(state="attached", timeout=RUN_ALL_SECONDS * 1000)
+            # Let Run All finish, so the kernel is free to answer the widget.
+            page.wait_for_function(f"() => ({KERNEL_STATUS})() === 'idle' && {ALL_CELLS_RAN}",
+                                   timeout=RUN_ALL_SECONDS * 1000)
+            assert page.locator(".jp-OutputArea-output", has_text="Traceback").count() == 0
+
+            prompt = inspector.locator(".inspector-prompt")
+            turn, call, section = (inspector.locator("select").nth(i) for i in range(3))
+            assert "<memory_policy>" in prompt.inner_text()
+
+            section.select_option(label="session_memory")
+            page.wait_for_function("el => !el.innerText.includes('<memory_policy>')", arg=prompt.element_handle(),
+                                   timeout=30_000)
+            shown = prompt.inner_text()
+            assert shown.startswith("<session_memory>") and "SESSION memory" in shown
+
+            title = inspector.locator(".inspector-title")
+            assert "turn 1, call 0" in title.inner_text()
+            turn.select_option(label="turn 2")
+            page.wait_for_function("el => el.innerText.includes('turn 2, call 0')", arg=title.element_handle(),
+                                   timeout=30_000)
+            assert prompt.inner_text().startswith("<session_memory>")  # the section choice is kept
+            assert call.locator("option").count() >= 1
+
+            inspector.scroll_into_view_if_needed()
+            page.screenshot(path=str(screenshot))
+        finally:
+            browser.close()
+    assert screenshot.stat().st_size > 10_000
