@@ -22,7 +22,8 @@ def note(text, observed_at="2026-11-30", **kw):
     return MemoryNote(text=text, observed_at=observed_at, **kw)
 
 
-AISLE = note("Usually prefers an aisle seat on flights", "2026-03-14", keywords=["seat", "flight"])
+AISLE = note("Usually prefers an aisle seat on flights", "2026-03-14", keywords=["seat", "flight"],
+             source_ref="session:2026-03-14#msg2")
 HOTEL = note("Prefers hotels within walking distance of public transport", "2026-05-02", keywords=["hotel"])
 BRISBANE = note("Lives in Brisbane", "2025-11-02", keywords=["home"], kind="fact")
 SYDNEY = note("Moved to Sydney and lives there now", "2026-08-25", keywords=["home"], kind="fact")
@@ -152,7 +153,7 @@ async def test_clean_merge_with_the_model_keeping_everything():
 
 
 async def test_paraphrases_merge_into_one_note_in_their_own_words():
-    paraphrase = note("Likes the aisle on long flights", keywords=["seat"])
+    paraphrase = note("Likes the aisle on long flights", keywords=["seat"], source_ref="s9#turn3")
     step = plan([(AISLE.id, "merge", ""), (paraphrase.id, "merge", "")],
                 [("Prefers an aisle seat on long flights", ["seat", "travel"], [AISLE.id, paraphrase.id])])
     merged, report = await merge_notes([AISLE], [paraphrase], ScriptedModel([step]), clock=CLOCK)
@@ -161,7 +162,7 @@ async def test_paraphrases_merge_into_one_note_in_their_own_words():
     new = {n.id: n for n in merged}[new_id]
     assert new.status == "active" and new.observed_at == "2026-11-30"
     assert new.keywords == ["seat"]  # "travel" is in no source: not kept
-    assert AISLE.source_ref in new.source_ref or new.source_ref == ""
+    assert new.source_ref == "session:2026-03-14#msg2 + s9#turn3"  # provenance of both sources
     for source in (AISLE, paraphrase):
         assert report.decisions[source.id].outcome == "merged"
         assert {n.id: n for n in merged}[source.id].superseded_by == new_id
