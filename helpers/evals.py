@@ -65,6 +65,7 @@ from helpers.trimming import TrimmingSession, tool_output_filter
 
 EVAL_NOW = "2026-11-30T09:00:00Z"  # the course's pinned "today"
 TRUNCATION_MARKER = "[... truncated"
+ANSWER_MAX_TOKENS = 160  # per model response: room for a tool call or a short answer
 
 # ---------------------------------------------------------------------------------------------
 # Scenarios: data, validated before anything runs.
@@ -319,7 +320,8 @@ class Outcome:
     stored: list[MemoryNote] = field(default_factory=list)  # this user's notes after the session, any status
     staged: list[MemoryNote] = field(default_factory=list)
     seeded_ids: set[str] = field(default_factory=set)
-    session_notes: int = 0  # notes the session left for consolidation
+    captured: list[str] = field(default_factory=list)  # "scope: text" of the notes the session wrote
+    consolidation: str = ""  # how the session ended: rules only, the model's plan, or why it fell back
     neighbours_changed: list[str] = field(default_factory=list)
 
     @property
@@ -353,8 +355,9 @@ async def run_scenario(scenario: Scenario, model: Model, *, policy: Policy = DEF
 
         tools = [save_memory_note] + [scenario_tool(k, v) for k, v in scenario.data.get("tools", {}).items()]
         agent = make_concierge(model=model, policy=policy, tools=tools)
-        if scenario.data.get("tool_choice") == "required":
-            agent = agent.clone(model_settings=ModelSettings(tool_choice="required"))
+        # Short answers keep the suite fast; the checks are about memory, not prose.
+        agent = agent.clone(model_settings=ModelSettings(tool_choice=scenario.data.get("tool_choice"),
+                                                         max_tokens=ANSWER_MAX_TOKENS))
         capture = PromptCapture(agent.instructions)
         max_chars = scenario.data.get("max_tool_output_chars", 4000)
         session = TrimmingSession(session_id, max_turns=8, state=state, max_tool_output_chars=max_chars)
@@ -379,11 +382,14 @@ async def run_scenario(scenario: Scenario, model: Model, *, policy: Policy = DEF
         out.prompts = [c.system_prompt for c in capture.calls]
         out.inputs = [c.input_items for c in capture.calls]
 
-        out.session_notes = len(state.session_notes)
+        out.captured = [f"{n.scope}: {n.text}" for n in state.session_notes]
         try:
             out.report = await consolidation.consolidate(
                 state, model if scenario.data.get("consolidate") == "model" else None)
             user.commit_consolidation(session_id, state.global_notes)
+            report = out.report
+            out.consolidation = (f"fallback ({report.fallback_reason})" if report.fallback_reason else
+                                 "model plan applied" if report.model_used else "rules only")
         except Exception as error:  # noqa: BLE001
             out.errors.append(f"end of session: {type(error).__name__}: {str(error)[:200]}")
 
@@ -440,7 +446,7 @@ def _check_tool_outputs(out: Outcome, limit: int) -> list[str]:
 
 
 def _writes(out: Outcome) -> int:
-    return sum(e.allowed for e in out.state.ledger) if out.state else 0
+    return len(out.captured)
 
 
 CHECKS: dict[str, Callable[[Outcome, Any], list[str]]] = {
@@ -505,6 +511,9 @@ class ScenarioResult:
     answers: list[str]
     seconds: float
     token_source: str
+    captured: list[str] = field(default_factory=list)  # notes the session wrote, "scope: text"
+    consolidation: str = ""
+    model_calls: int = 0  # calls the concierge made (consolidation not counted)
     judge: dict[str, Any] | None = None
 
 
@@ -525,7 +534,7 @@ def evaluate(out: Outcome, seconds: float = 0.0) -> ScenarioResult:
         "memory_write_rate": _writes(out) / len(out.scenario.turns),  # notes kept per user turn
         "blocked_write_rate": gate.blocked_write_rate(ledger),  # share of write attempts refused
         # Session notes that contradicted a stored note (superseded it, or need the user to decide).
-        "conflict_rate": conflicts / out.session_notes if out.session_notes else 0.0,
+        "conflict_rate": conflicts / len(out.captured) if out.captured else 0.0,
         "leakage": float(len(leakage(out))),
         "input_tokens_per_turn": sum(out.input_tokens) / len(out.input_tokens) if out.input_tokens else 0.0,
         "answer_recall": sum(_has(answers, w) for w in expected) / len(expected) if expected else 1.0,
@@ -533,7 +542,8 @@ def evaluate(out: Outcome, seconds: float = 0.0) -> ScenarioResult:
     return ScenarioResult(
         name=out.scenario.name, passed=not failures, failures=failures, misses=[p for ps in should for p in ps],
         should_met=(sum(not ps for ps in should), len(should)), metrics=metrics, answers=out.answers,
-        seconds=seconds, token_source=out.token_source)
+        seconds=seconds, token_source=out.token_source, captured=out.captured, consolidation=out.consolidation,
+        model_calls=len(out.prompts))
 
 
 @dataclass
@@ -648,7 +658,8 @@ async def run_suite(scenarios: Iterable[Scenario] | None = None, model: Model | 
                     result.judge = {"score": 0, "reason": f"judge failed: {type(error).__name__}"}
             results.append(result)
             if progress:
-                progress(f"{scenario.name}: {'PASS' if result.passed else 'FAIL'} ({result.seconds:.1f} s)")
+                progress(f"{scenario.name}: {'PASS' if result.passed else 'FAIL'} "
+                         f"({result.seconds:.1f} s, {result.model_calls} model calls)")
     label = "the adversary (replayed worst-case model)" if adversary else str(
         getattr(model, "name", None) or getattr(model, "model", None) or type(model).__name__)
     return SuiteResult(results, time.perf_counter() - started, label, disable)
@@ -787,6 +798,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--adversary", action="store_true", help="replay each scenario's worst-case model")
     parser.add_argument("--disable-guard", action="append", default=[], choices=sorted(GUARDS), metavar="GUARD",
                         help=f"switch a guard off (repeatable): {', '.join(sorted(GUARDS))}")
+    parser.add_argument("--verbose", action="store_true", help="also print answers, notes written, consolidation")
     parser.add_argument("--no-economics", action="store_true", help="skip the token-economics summary")
     parser.add_argument("--counter", choices=["model", "o200k"], default="model",
                         help="tokenizer for the economics: the active model's (default) or o200k_base")
@@ -796,6 +808,10 @@ def main(argv: list[str] | None = None) -> int:
     suite = asyncio.run(run_suite(scenarios, adversary=args.adversary, disable=args.disable_guard,
                                   progress=lambda line: print(line, file=sys.stderr, flush=True)))
     print(suite.table())
+    if args.verbose:
+        for r in suite.results:
+            print(f"\n{r.name}: consolidation: {r.consolidation}")
+            print("\n".join([f"  note   {n}" for n in r.captured] + [f"  answer {a!r}" for a in r.answers]))
     print(f"wall time: {suite.seconds:.1f} s")
     if not args.no_economics:
         counter, name = count_tokens, "o200k_base"
