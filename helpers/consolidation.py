@@ -318,7 +318,9 @@ def consolidator_agent(model: Model | str, *, max_tokens: int | None = None) -> 
 
 
 def render_for_model(inputs: list[MemoryNote]) -> str:
-    return "\n".join(f"{n.id} | {n.observed_at} | {n.text}" for n in inputs)
+    # The count helps a small model give a decision for every note.
+    lines = [f"{n.id} | {n.observed_at} | {n.text}" for n in inputs]
+    return "\n".join([f"{len(inputs)} notes, so {len(inputs)} decisions:", *lines])
 
 
 async def propose_plan(inputs: list[MemoryNote], model: Model | str) -> ConsolidationPlan:
@@ -336,10 +338,11 @@ def apply_plan(notes: list[MemoryNote], report: ConsolidationReport, plan: Conso
     """Apply the model's plan to the deterministic result (`inputs`: the notes the model saw).
 
     A broken plan raises PlanRejected and nothing of it is applied: an unknown id, a missing or
-    doubled decision, a "merge" in no written note, a written note that invents or fails the gate.
-    A written note's source_ids are what it merged, even where the model said "keep"; a written
-    note that only restates its one source changes nothing.
-    A supersede or conflict between notes on different subjects is overruled: both stay.
+    doubled decision, a written note that invents, fails the gate, or merges a note it also
+    supersedes. A written note's source_ids are what it merged, even where the model said "keep";
+    a written note that only restates its one source changes nothing. Decisions the rules
+    overrule leave their notes as they are (see report.overruled): a "merge" in no written note,
+    a supersede or conflict between notes on different subjects.
     """
     shown = {n.id: n for n in inputs}
     decided = {}
@@ -375,9 +378,9 @@ def apply_plan(notes: list[MemoryNote], report: ConsolidationReport, plan: Conso
                 raise PlanRejected(f"note {source_id} is both merged and {decided[source_id].action}")
             merged_into[source_id] = new.id
         new_notes.append(new)
-    unmerged = sorted(i for i, d in decided.items() if d.action == "merge" and i not in merged_into.keys() | restated)
-    if unmerged:
-        raise PlanRejected(f"dropped note(s) marked merge but in no written note: {', '.join(unmerged)}")
+    for i, d in decided.items():
+        if d.action == "merge" and i not in merged_into.keys() | restated:
+            report.overruled.append(f"merge {shown[i].text!r}: in no written note, so kept as it is")
 
     for new in new_notes:  # a written note identical to a source keeps that source's id
         if new.id in by_id:

@@ -250,6 +250,14 @@ async def test_a_written_note_that_only_restates_its_source_changes_nothing():
     assert stored[SYDNEY.id].keywords == ["home"]
 
 
+async def test_a_merge_with_no_written_note_is_overruled_and_the_note_kept():
+    step = plan([(AISLE.id, "merge", ""), (PARAPHRASE.id, "keep", "")])
+    merged, report = await merge_notes([AISLE], [PARAPHRASE], ScriptedModel([step]), clock=CLOCK)
+    assert report.model_used and report.created == []
+    assert all(n.status == "active" for n in merged) and len(merged) == 2
+    assert report.overruled == [f"merge {AISLE.text!r}: in no written note, so kept as it is"]
+
+
 # ---- every model failure falls back to the deterministic merge -------------------------------
 
 PARAPHRASE = note("Likes the aisle on long flights", keywords=["seat"])
@@ -270,7 +278,6 @@ FAULTS = {
                              [("Prefers an aisle seat on flights over 5 hours", ["seat"],
                                [AISLE.id, PARAPHRASE.id])]), "number '5'"),
     "dropped note": (plan([(AISLE.id, "keep", "")]), "dropped note"),
-    "merged into nothing": (plan([(AISLE.id, "merge", ""), (PARAPHRASE.id, "merge", "")]), "dropped note"),
     "unknown source id": (plan([(AISLE.id, "merge", ""), (PARAPHRASE.id, "merge", "")],
                                [("Prefers an aisle seat", ["seat"], [AISLE.id, PARAPHRASE.id, "mem_ghost"])]),
                           "unknown sources"),
