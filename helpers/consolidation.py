@@ -3,8 +3,10 @@
 After a session ends, its notes join global memory in three steps:
 
 1. `deterministic_merge`: rules only. Notes already merged are skipped (so a rerun changes
-   nothing), session-scoped notes ("this time") are dropped, exact and near duplicates are
-   folded: the newest copy stays active and the older one is kept as superseded.
+   nothing); session-scoped notes ("this time") and notes the write gate now refuses are
+   dropped, with a reason; exact and near duplicates are folded: the newest copy stays active
+   and the older one is kept as superseded. The model never sees a dropped note, so it
+   cannot drop one either.
 2. `propose_plan`: a consolidator agent (structured output, `ConsolidationPlan`) reads the new
    notes and the global notes they touch, and decides per note id: keep, merge (paraphrases
    become one note written in their words), supersede (a newer note replaces it) or conflict.
