@@ -265,6 +265,8 @@ def embedded_llm() -> EmbeddedLLM:
 
 # --------------------------------------------------------------------------- grammars
 
+COMPACT_JSON = {"whitespace_flexible": False, "item_separator": ", ", "key_separator": ": "}
+
 # Prose may not begin with "{", "<", "`" or whitespace, so a call can never hide inside it.
 _PROSE_RULE = r"answer: /[^{<`\s](.|\n)*/"
 
@@ -292,7 +294,9 @@ def build_grammar(tools: list[dict[str, Any]], output_schema: dict[str, Any] | N
         choices.append("call")
     if allow_answer or not choices:
         if output_schema is not None:
-            rules.append("answer: %json " + json.dumps(output_schema))
+            # One-line JSON: a pretty-printing model spends much of its token budget on indentation.
+            compact = {**output_schema, "x-guidance": COMPACT_JSON}
+            rules.append("answer: %json " + json.dumps(compact))
         else:
             rules.append(_PROSE_RULE)
         choices.append("answer")

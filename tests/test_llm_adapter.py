@@ -110,6 +110,7 @@ def test_structured_output_uses_the_schema_grammar():
     grammar = fake.history[0].grammar
     assert "answer: %json" in grammar and '"nights"' in grammar
     assert "/[^{<`\\s]" not in grammar  # no free prose allowed when a schema is required
+    assert '"whitespace_flexible": false' in grammar  # one-line JSON saves the small model's tokens
 
 
 def test_grammar_names_each_offered_tool_as_a_constant():
