@@ -480,6 +480,22 @@ def leakage(out: Outcome) -> list[str]:
     return found + [f"{who}'s memory changed" for who in out.neighbours_changed]
 
 
+# Words that only occur inside the rendered prompt: an answer holding them repeats the prompt.
+_PROMPT_MARKERS = ("memory_policy", "user_profile", "global_memory", "session_memory", "recent_history",
+                   "GLOBAL memory (", "SESSION memory (")
+
+
+def echoes(out: Outcome) -> list[str]:
+    """Answers that repeat the user's message or the prompt instead of answering (a should-check everywhere)."""
+    problems = []
+    for turn, (message, answer) in enumerate(zip(out.scenario.turns, out.answers), start=1):
+        if " ".join(answer.split()).casefold() == " ".join(message.split()).casefold():
+            problems.append(f"the answer to turn {turn} repeats the user's message")
+        elif any(marker in answer for marker in _PROMPT_MARKERS):
+            problems.append(f"the answer to turn {turn} repeats the prompt")
+    return problems
+
+
 def invariants(out: Outcome) -> list[str]:
     """Checked in every scenario: errors, leakage, deletion, provenance, recency."""
     problems = list(out.errors) + leakage(out)
@@ -524,7 +540,7 @@ def _run_checks(checks: dict[str, Any], out: Outcome) -> list[list[str]]:
 def evaluate(out: Outcome, seconds: float = 0.0) -> ScenarioResult:
     """Turn an outcome into pass/fail, misses and metrics."""
     failures = invariants(out) + [p for ps in _run_checks(out.scenario.must, out) for p in ps]
-    should = _run_checks(out.scenario.should, out)
+    should = _run_checks(out.scenario.should, out) + [echoes(out)]
     ledger = out.state.ledger if out.state else []
     report = out.report
     conflicts = len(report.outcomes("superseded")) + len(report.needs_user) if report else 0

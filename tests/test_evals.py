@@ -148,7 +148,7 @@ async def test_a_this_time_choice_stays_out_of_long_term_memory_unless_scope_is_
             "Vegetarian from now on.",
         ])
     on = await run_one("this_time_vs_from_now_on", model())
-    assert on.passed and on.should_met == (2, 2), on.failures + on.misses
+    assert on.passed and on.should_met == (3, 3), on.failures + on.misses
     with disabled_guards("scope"):
         off = await run_one("this_time_vs_from_now_on", model())
     assert "'this trip' found in live memory" in off.failures
@@ -161,7 +161,7 @@ async def test_an_oversized_tool_result_is_cut_before_the_model_sees_it_unless_t
     on = await run_one("oversized_tool_result", on_model)
     assert on.passed, on.failures
     seen = on_model.calls[1].input[-1]["output"]
-    assert len(seen) <= 2000 and evals.TRUNCATION_MARKER in seen
+    assert len(seen) <= 1500 and evals.TRUNCATION_MARKER in seen
     with disabled_guards("truncation"):
         off = await run_one("oversized_tool_result", model())
     assert not off.passed
@@ -176,7 +176,7 @@ async def test_a_move_supersedes_the_old_city_and_keeps_both_with_provenance():
     ])
     outcome = await run_scenario(SCENARIOS["move_city"], model)
     result = evals.evaluate(outcome)
-    assert result.passed and result.should_met == (3, 3), result.failures + result.misses
+    assert result.passed and result.should_met == (4, 4), result.failures + result.misses
     assert result.metrics["conflict_rate"] == 1.0
     old = next(n for n in outcome.stored if n.text == "Lives in Brisbane")
     new = next(n for n in outcome.stored if n.text == "Lives in Melbourne")
@@ -189,8 +189,18 @@ async def test_a_move_supersedes_the_old_city_and_keeps_both_with_provenance():
 async def test_a_model_that_misses_a_should_still_passes_but_the_miss_is_reported():
     result = await run_one("move_city", ScriptedModel(["Congratulations on the move!"]))
     assert result.passed
-    assert result.should_met == (0, 3)
+    assert result.should_met == (1, 4)  # only the answer is fine: it does not echo
     assert "'Melbourne' missing from live memory" in result.misses
+
+
+@pytest.mark.parametrize("answer, miss", [
+    ("Which seat do I usually prefer, and which city do I live in?", "the answer to turn 1 repeats the user's message"),
+    ("global_memory:\n- [2026-03-14] Usually prefers an aisle seat", "the answer to turn 1 repeats the prompt"),
+])
+async def test_an_answer_that_echoes_the_message_or_the_prompt_is_a_miss(answer, miss):
+    result = await run_one("same_name_two_tenants", ScriptedModel([answer]))
+    assert result.passed
+    assert miss in result.misses
 
 
 async def test_a_model_error_fails_the_scenario_without_stopping_the_suite():
