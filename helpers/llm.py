@@ -31,6 +31,7 @@ import importlib
 import itertools
 import json
 import os
+import re
 import threading
 import time
 import urllib.request
@@ -314,9 +315,21 @@ class ParsedOutput:
     problem: str | None = None
 
 
+_FUNCTION_STYLE = re.compile(r"^(\w+)\s*\(\s*(\{.*\})\s*\)\s*;?$", re.S)
+
+
 def parse_output(text: str, offered: set[str]) -> ParsedOutput:
     """Read what the model wrote: one or more tool calls (tagged or bare JSON) or prose. Never raises."""
     stripped = text.strip()
+    # Prose that is really a call written like Python: save_memory_note({"text": ...})
+    as_function = _FUNCTION_STYLE.match(stripped)
+    if as_function and as_function.group(1) in offered:
+        try:
+            arguments = json.loads(as_function.group(2))
+        except json.JSONDecodeError:
+            arguments = None
+        if isinstance(arguments, dict):
+            return ParsedOutput("calls", stripped, calls=[(as_function.group(1), arguments)])
     body = stripped.replace("<tool_call>", "").replace("</tool_call>", "").strip()
     if body.startswith("```"):
         body = body.strip("`").removeprefix("json").strip()

@@ -73,6 +73,14 @@ def test_bare_json_and_fenced_json_calls_are_accepted():
     assert parse_output(fenced, {"save_memory_note"}).kind == "calls"
 
 
+def test_a_call_written_like_a_python_function_is_still_a_call():
+    text = 'save_memory_note({"text": "Wants a hotel with a gym", "keywords": ["hotel"]})'
+    assert parse_output(text, {"save_memory_note"}).calls == [
+        ("save_memory_note", {"text": "Wants a hotel with a gym", "keywords": ["hotel"]})]
+    assert parse_output(text, {"other_tool"}).kind == "text"  # not an offered tool: it stays prose
+    assert parse_output("save_memory_note(text='x')", {"save_memory_note"}).kind == "text"
+
+
 def test_call_to_unknown_tool_is_recovered_as_prose():
     bogus = '{"name": "book_flight", "arguments": {"to": "Paris"}}'
     result, fake = run([bogus, "I can't book directly, but I noted your preference."])
