@@ -344,7 +344,8 @@ def apply_plan(notes: list[MemoryNote], report: ConsolidationReport, plan: Conso
     supersedes. A written note's source_ids are what it merged, even where the model said "keep";
     a written note that only restates its one source changes nothing. Decisions the rules
     overrule leave their notes as they are (see report.overruled): a "merge" in no written note,
-    a supersede or conflict between notes on different subjects.
+    a source the written note says nothing about (it would vanish into it), a supersede or
+    conflict between notes on different subjects.
     """
     shown = {n.id: n for n in inputs}
     decided = {}
@@ -366,14 +367,26 @@ def apply_plan(notes: list[MemoryNote], report: ConsolidationReport, plan: Conso
                      model_used=True, fallback_reason=None)
     merged_into: dict[str, str] = {}
     restated: set[str] = set()
+    left_out: set[str] = set()
     new_notes = []
     for written in plan.notes:
-        only = shown.get(written.source_ids[0]) if len(written.source_ids) == 1 else None
+        # A source the written note says nothing about would vanish into it: it stays as it is.
+        unrelated = [i for i in written.source_ids if i in shown and not _mentions(written.text, shown[i])]
+        source_ids = [i for i in written.source_ids if i not in unrelated]
+        if not source_ids:  # it matches none of its sources: an invention, or nothing at all
+            problems = unsupported_claims(written.text, [shown[i].text for i in unrelated])
+            raise PlanRejected(f"invented: {written.text!r}: "
+                               f"{'; '.join(problems) or 'it says nothing of its sources'}")
+        for i in unrelated:
+            report.overruled.append(f"merge {shown[i].text!r} into {written.text!r}: "
+                                    "the written note says nothing of it, so kept as it is")
+        left_out.update(unrelated)
+        only = shown.get(source_ids[0]) if len(source_ids) == 1 else None
         if only is not None and is_near_duplicate(written.text, only.text):
             restated.add(only.id)  # the model copied a note out: nothing merged, nothing to check
             continue
-        new = _checked_note(written, [by_id[i] for i in written.source_ids if i in shown], written.source_ids)
-        for source_id in written.source_ids:
+        new = _checked_note(written, [by_id[i] for i in source_ids if i in shown], source_ids)
+        for source_id in source_ids:
             if source_id in merged_into:
                 raise PlanRejected(f"note {source_id} is a source of two written notes")
             if decided[source_id].action not in ("keep", "merge"):
@@ -381,7 +394,7 @@ def apply_plan(notes: list[MemoryNote], report: ConsolidationReport, plan: Conso
             merged_into[source_id] = new.id
         new_notes.append(new)
     for i, d in decided.items():
-        if d.action == "merge" and i not in merged_into.keys() | restated:
+        if d.action == "merge" and i not in merged_into.keys() | restated | left_out:
             report.overruled.append(f"merge {shown[i].text!r}: in no written note, so kept as it is")
 
     for new in new_notes:  # a written note identical to a source keeps that source's id
@@ -403,6 +416,11 @@ def apply_plan(notes: list[MemoryNote], report: ConsolidationReport, plan: Conso
         else:
             report.overruled.append(f"{d.action} {note.text!r} / {other.text!r}: different subjects, both kept")
     return notes, report
+
+
+def _mentions(text: str, source: MemoryNote) -> bool:
+    """Does `text` share a content word with the source (not just "prefers")?"""
+    return bool((_tokens(text)[0] - _NOT_A_TOPIC) & (_tokens(source.text)[0] - _NOT_A_TOPIC))
 
 
 def _checked_note(written: PlanNote, sources: list[MemoryNote], source_ids: list[str]) -> MemoryNote:

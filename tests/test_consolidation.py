@@ -250,6 +250,25 @@ async def test_a_written_note_that_only_restates_its_source_changes_nothing():
     assert stored[SYDNEY.id].keywords == ["home"]
 
 
+async def test_a_written_note_that_says_nothing_of_a_source_does_not_swallow_it():
+    # What the embedded 1.5B model produced in notebook 07: the right aisle merge, but with every
+    # note it was shown listed as a source. Vegetarian and Melbourne must not vanish into it.
+    vegetarian = note("Is vegetarian", keywords=["meal"])
+    aisle_today = note("Prefers aisle seats", keywords=["seat"])
+    everything = [AISLE.id, SYDNEY.id, aisle_today.id, vegetarian.id, MELBOURNE.id]
+    step = plan([(AISLE.id, "merge", ""), (SYDNEY.id, "keep", ""), (aisle_today.id, "merge", ""),
+                 (vegetarian.id, "keep", ""), (MELBOURNE.id, "keep", "")],
+                [("Prefers aisle seats", ["seat"], everything)])
+    session = [aisle_today, vegetarian, MELBOURNE]
+    merged, report = await merge_notes([AISLE, SYDNEY], session, ScriptedModel([step]), clock=CLOCK)
+    assert report.fallback_reason is None, report.fallback_reason
+    live = sorted(n.text for n in merged if n.status == "active")
+    assert live == sorted([SYDNEY.text, aisle_today.text, vegetarian.text, MELBOURNE.text])
+    assert report.decisions[AISLE.id].outcome == "merged" and report.decisions[AISLE.id].target == aisle_today.id
+    assert len(report.overruled) == 3 and all("says nothing of it" in o for o in report.overruled)
+    assert_nothing_lost([AISLE, SYDNEY], session, merged, report)
+
+
 async def test_a_merge_with_no_written_note_is_overruled_and_the_note_kept():
     step = plan([(AISLE.id, "merge", ""), (PARAPHRASE.id, "keep", "")])
     merged, report = await merge_notes([AISLE], [PARAPHRASE], ScriptedModel([step]), clock=CLOCK)
