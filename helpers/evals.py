@@ -33,7 +33,6 @@ import contextlib
 import json
 import os
 import random
-import re
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -382,26 +381,29 @@ async def run_scenario(scenario: Scenario, model: Model, *, policy: Policy = DEF
         out.prompts = [c.system_prompt for c in capture.calls]
         out.inputs = [c.input_items for c in capture.calls]
 
-        out.captured = [f"{n.scope}: {n.text}" for n in state.session_notes]
-        try:
-            out.report = await consolidation.consolidate(
-                state, model if scenario.data.get("consolidate") == "model" else None)
-            user.commit_consolidation(session_id, state.global_notes)
-            report = out.report
-            out.consolidation = (f"fallback ({report.fallback_reason})" if report.fallback_reason else
-                                 "model plan applied" if report.model_used else "rules only")
-        except Exception as error:  # noqa: BLE001
-            out.errors.append(f"end of session: {type(error).__name__}: {str(error)[:200]}")
-
-        exported = json.loads(user.export_json())
-        out.stored = [MemoryNote.from_dict({k: v for k, v in n.items() if k not in ("session_id", "superseded_at")})
-                      for n in exported["notes"]]
-        out.staged = [MemoryNote.from_dict(s["note"]) for s in exported["staged"]]
+        await _end_session(out, user, model if scenario.data.get("consolidate") == "model" else None)
         for (tenant, user_id), before in neighbours.items():
             if (tenant, user_id) != (scenario.tenant, scenario.user):
                 if store.for_user(tenant, user_id).export_json() != before:
                     out.neighbours_changed.append(f"{tenant}/{user_id}")
     return out
+
+
+async def _end_session(out: Outcome, user: UserMemory, plan_model: Model | None) -> None:
+    """Consolidate the session's notes into long-term memory, commit, and read back what is stored."""
+    state = out.state
+    out.captured = [f"{n.scope}: {n.text}" for n in state.session_notes]
+    try:
+        report = out.report = await consolidation.consolidate(state, plan_model)
+        user.commit_consolidation(state.session_id, state.global_notes)
+        out.consolidation = (f"fallback ({report.fallback_reason})" if report.fallback_reason else
+                             "model plan applied" if report.model_used else "rules only")
+    except Exception as error:  # noqa: BLE001 - reported as a failure, like a crash in a turn
+        out.errors.append(f"end of session: {type(error).__name__}: {str(error)[:200]}")
+    exported = json.loads(user.export_json())
+    out.stored = [MemoryNote.from_dict({k: v for k, v in n.items() if k not in ("session_id", "superseded_at")})
+                  for n in exported["notes"]]
+    out.staged = [MemoryNote.from_dict(s["note"]) for s in exported["staged"]]
 
 
 # ---------------------------------------------------------------------------------------------

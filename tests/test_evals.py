@@ -96,6 +96,10 @@ def test_the_command_line_exits_non_zero_when_a_scenario_fails(capsys):
     assert main(["--adversary", "--no-economics", "--disable-guard", "gate", "malicious_document"]) == 1
     out = capsys.readouterr().out
     assert "FAIL malicious_document: 'attacker@evil.test' found in memory" in out
+    assert main(["--adversary", "--no-economics", "--verbose", "this_time_vs_from_now_on"]) == 0
+    out = capsys.readouterr().out
+    assert "note   session: Wants a window seat for this trip only" in out
+    assert "consolidation: rules only" in out
 
 
 # ---- the same guards against hand-written scripted models ----------------------------------------
