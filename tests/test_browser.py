@@ -36,6 +36,8 @@ pytestmark = [
                        "(apt-get install chromium; .ci/run does it)"),
 ]
 
+sync_api = pytest.importorskip("playwright.sync_api", reason="needs pip's playwright (in the test extras)")
+
 
 def free_port() -> int:
     with socket.socket() as sock:
@@ -98,7 +100,6 @@ ALL_CELLS_RAN = ("[...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]
 
 
 def test_inspector_renders_and_follows_a_selection(lab, tmp_path):
-    sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (test extras)")
     screenshot = Path(os.environ.get("INSPECTOR_SCREENSHOT", tmp_path / "inspector.png"))
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch_persistent_context(
