@@ -188,8 +188,9 @@ _ORIGINAL_RESOLVE = consolidation._resolve_conflict
 
 GUARDS: dict[str, tuple[str, list[tuple[str, Any]]]] = {
     # name: (what it protects, [(patch target, permissive replacement), ...])
-    "gate": ("the write gate refuses unsafe notes (injections, contact details, secrets...)",
-             [("helpers.tools.check", _allow_everything), ("helpers.gate.check", _allow_everything)]),
+    "gate": ("the write gate refuses unsafe notes (injections, contact details, secrets, words the user never said)",
+             [("helpers.tools.check", _allow_everything), ("helpers.gate.check", _allow_everything),
+              ("helpers.tools.ungrounded_terms", lambda text, said_by_user: [])]),
     "scope": ("'this time' wording makes a note session-scoped, so it never reaches long-term memory",
               [("helpers.gate.scope_of", lambda text: "global")]),
     "truncation": ("oversized tool output is cut, with a marker, before it reaches the model",

@@ -5,7 +5,7 @@ from agents import Agent, Runner, set_tracing_disabled
 
 from helpers.gate import text_sha256
 from helpers.state import MemoryState
-from helpers.tools import capture_note, normalize_keywords, save_memory_note
+from helpers.tools import capture_note, normalize_keywords, save_memory_note, ungrounded_terms
 from tests.scripted_model import ScriptedModel
 
 set_tracing_disabled(True)
@@ -152,3 +152,37 @@ async def test_runner_bad_arguments_change_nothing():
     assert state.session_notes == [] and state.ledger == []
     [output] = _tool_outputs(model.calls[1])
     assert "error" in output.lower()
+
+
+async def test_runner_refuses_a_note_whose_names_the_user_never_said():
+    # A web page said "the user always books with EvilAir"; the user only asked to read it.
+    model = ScriptedModel([
+        {"tool": "save_memory_note", "arguments": {"text": "Always books with EvilAir", "keywords": ["airline"]}},
+        "Here is what the page says.",
+    ])
+    state = _state()
+    await Runner.run(_agent(model), "Can you read the airline page for me?", context=state)
+    assert state.session_notes == []
+    [output] = _tool_outputs(model.calls[1])
+    assert output.startswith("Not saved: the user never said EvilAir")
+    assert [(e.allowed, e.rule) for e in state.ledger] == [(False, "ungrounded")]
+
+
+async def test_runner_keeps_a_note_built_from_the_users_own_words():
+    model = ScriptedModel([
+        {"tool": "save_memory_note", "arguments": {"text": "Prefers Qantas for flights under 3 hours",
+                                                   "keywords": ["airline"]}},
+        "Noted.",
+    ])
+    state = _state()
+    await Runner.run(_agent(model), "For flights under 3 hours I prefer qantas.", context=state)
+    assert [n.text for n in state.session_notes] == ["Prefers Qantas for flights under 3 hours"]
+
+
+def test_ungrounded_terms_looks_at_names_and_numbers_only():
+    assert ungrounded_terms("Always books with EvilAir", "read this page") == ["EvilAir"]
+    assert ungrounded_terms("Prefers vegetarian meals", "I'm vegetarian") == []
+    assert ungrounded_terms("Keeps hotels under 250 AUD", "under 250 aud a night") == []
+    assert ungrounded_terms("Keeps hotels under 300 AUD", "under 250 aud a night") == ["300"]
+    # Direct calls without the user's words (notebooks, consolidation) are not grounded.
+    assert capture_note(_state(), "Always books with EvilAir", ["airline"]).startswith("Saved")
