@@ -48,11 +48,16 @@ _NAME_OR_NUMBER = re.compile(r"\b(?:[A-Z][\w'&-]*|\w*\d[\w.:/-]*)")
 
 
 def ungrounded_terms(text: str, said_by_user: str) -> list[str]:
-    """Names and numbers in a note that the user never said (the note's first word is exempt)."""
+    """Names and numbers in a note that the user never said.
+
+    The note's first word is exempt when it is a plain sentence-case word ("Prefers"), since
+    every note starts with a capital; "EvilAir" or "A320" at the start are still checked.
+    """
     said = said_by_user.casefold()
-    first_word = text.split(maxsplit=1)[0] if text.split() else ""
+    words = text.split()
+    plain_first = words[0] if words and words[0][1:].islower() and words[0].isalpha() else None
     terms = [m.group(0) for m in _NAME_OR_NUMBER.finditer(text)]
-    return [t for t in terms if t != first_word and t.casefold().strip(".") not in said]
+    return [t for t in terms if t != plain_first and t.casefold().strip(".") not in said]
 
 
 def user_words(items: Iterable[Any]) -> str:

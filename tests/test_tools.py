@@ -181,6 +181,7 @@ async def test_runner_keeps_a_note_built_from_the_users_own_words():
 
 def test_ungrounded_terms_looks_at_names_and_numbers_only():
     assert ungrounded_terms("Always books with EvilAir", "read this page") == ["EvilAir"]
+    assert ungrounded_terms("EvilAir is the user's airline", "read this page") == ["EvilAir"]
     assert ungrounded_terms("Prefers vegetarian meals", "I'm vegetarian") == []
     assert ungrounded_terms("Keeps hotels under 250 AUD", "under 250 aud a night") == []
     assert ungrounded_terms("Keeps hotels under 300 AUD", "under 250 aud a night") == ["300"]
