@@ -18,8 +18,10 @@ $(STAMP): pyproject.toml
 setup: $(STAMP)
 	$(BIN)/python -m helpers.llm
 
+# Jupyter refuses to run as root unless told; containers and CI machines often are root.
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: setup
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab notebooks/ $(ROOT_FLAG)
 
 # Fast tests run on both cores; everything that loads the real model runs one at a time,
 # because two llama.cpp processes on two cores slow each other down far more than twofold.
