@@ -29,12 +29,12 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 from agents import Agent, RunConfig, Runner
 from agents.models.interface import Model
 from agents.run_config import CallModelData, ModelInputData
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from helpers.state import MemoryState
 
@@ -268,6 +268,26 @@ class CompactionSummary(BaseModel):
         ])
 
 
+# Each line of a model-written summary, and each list, is capped in the schema the model fills in: a small
+# model that starts repeating itself then runs into the end of a list, not the end of its token budget
+# (which would cut the JSON and waste the call). The fallback summary is not capped: it loses nothing.
+_Line = Annotated[str, Field(max_length=300)]
+
+
+class _ModelFact(Fact):
+    fact: _Line
+    source: Annotated[str, Field(max_length=80)]
+
+
+class _ModelSummary(CompactionSummary):
+    objective: _Line
+    confirmed_facts: list[_ModelFact] = Field(max_length=10)
+    decisions: list[_Line] = Field(max_length=6)
+    completed_work: list[_Line] = Field(max_length=6)
+    open_work: list[_Line] = Field(max_length=6)
+    external_side_effects: list[_Line] = Field(max_length=4)
+
+
 COMPACTION_INSTRUCTIONS = """\
 You compress the earlier part of a conversation between a user and an assistant so the
 assistant can continue without it. Fill in every field, using only what the transcript shows:
@@ -280,7 +300,7 @@ assistant can continue without it. Fill in every field, using only what the tran
 - external_side_effects: actions that changed something outside the conversation (bookings,
   payments, messages sent). If none happened, say so explicitly, e.g. "No booking has been made yet."
 If a previous summary is given, merge it: keep its facts unless the transcript contradicts them.
-Never invent facts."""
+Keep each list short: the most important items first, each said once. Never invent facts."""
 
 # Tool names that suggest an action outside the conversation (the fallback lists these calls).
 SIDE_EFFECT_TOOLS = re.compile(r"book|reserv|purchas|buy|pay|order|send|email|cancel|delete|submit|charge|transfer")
@@ -361,7 +381,7 @@ class CompactingSession(_BoundedSession):
         super().__init__(session_id, state=state, max_tool_output_chars=max_tool_output_chars)
         self.max_turns, self.keep_turns, self.timeout_s = max_turns, keep_turns, timeout_s
         self.summarizer = Agent(name="compactor", instructions=instructions, model=model,
-                                output_type=CompactionSummary)
+                                output_type=_ModelSummary)
         self.summary: CompactionSummary | None = None
         self.summary_source: str | None = None
         self.compacted_turns = 0  # user turns folded into the summary so far

@@ -296,6 +296,17 @@ async def test_compaction_falls_back_to_a_deterministic_summary(summarizer, erro
     assert "fallback" in session.events[0].reason
 
 
+async def test_the_summary_schema_caps_lists_so_a_repeating_model_cannot_run_away():
+    runaway = {**SUMMARY, "decisions": ["Stay in Alfama"] * 40}
+    summarizer = ScriptedModel([{"json": runaway}])
+    session = CompactingSession("c", model=summarizer, max_turns=2, keep_turns=1)
+    await session.add_items(conversation(3))
+    await session.get_items()
+    schema = summarizer.calls[0].output_schema.json_schema()
+    assert schema["properties"]["decisions"]["maxItems"] == 6  # the grammar stops the list here
+    assert session.summary_source == "fallback: ModelBehaviorError"  # and a model that ignores it is refused
+
+
 async def test_fallback_reports_side_effecting_tools_and_keeps_the_previous_summary():
     summarizer = ScriptedModel([{"json": SUMMARY}, "not JSON"])
     session = CompactingSession("c", model=summarizer, max_turns=2, keep_turns=1)
