@@ -191,8 +191,9 @@ GUARDS: dict[str, tuple[str, list[tuple[str, Any]]]] = {
     "gate": ("the write gate refuses unsafe notes (injections, contact details, secrets, words the user never said)",
              [("helpers.tools.check", _allow_everything), ("helpers.gate.check", _allow_everything),
               ("helpers.tools.ungrounded_terms", lambda text, said_by_user: [])]),
-    "scope": ("'this time' wording makes a note session-scoped, so it never reaches long-term memory",
-              [("helpers.gate.scope_of", lambda text: "global")]),
+    "scope": ("'this time' wording, in the note or in the user's sentence it comes from, makes a note "
+              "session-scoped, so it never reaches long-term memory",
+              [("helpers.gate.scope_of", lambda text: "global"), ("helpers.tools.scope_of", lambda text: "global")]),
     "truncation": ("oversized tool output is cut, with a marker, before it reaches the model",
                    [("helpers.trimming.truncate_tool_output", lambda text, max_chars=4000: text)]),
     "tenant": ("the store keys memory by tenant and user, not by user id alone",

@@ -20,7 +20,7 @@ from typing import Any, get_args
 
 from agents import RunContextWrapper, function_tool
 
-from helpers.gate import GateDecision, check, record_decision
+from helpers.gate import GateDecision, check, record_decision, scope_of
 from helpers.state import Kind, MemoryNote, MemoryState, today
 
 MAX_KEYWORDS = 3
@@ -73,16 +73,53 @@ def user_words(items: Iterable[Any]) -> str:
     return "\n".join(parts)
 
 
+def latest_user_message(items: Iterable[Any]) -> str:
+    """The text of the last user message among SDK input items: the one that triggered this call."""
+    messages = [user_words([item]) for item in items]
+    return next((m for m in reversed(messages) if m), "")
+
+
+# Words that say nothing about what a note is about ("Prefers window seats" is about window seats).
+_FILLER = frozenset("the and for with from this that user user's wants want wanted prefers prefer preferred likes "
+                    "like would please usually always only just also book books booking get give find".split())
+
+
+def _topic_words(text: str) -> set[str]:
+    words = re.findall(r"[a-z][a-z'-]{2,}", text.casefold())
+    return {w.removesuffix("s") for w in words if w not in _FILLER}
+
+
+def session_sentence(text: str, message: str) -> str | None:
+    """The sentence of the user's message that a note comes from, if it is worded for this time only.
+
+    Small models drop "this trip" when they write a note ("Prefers window seats" from "I'd like a
+    window seat on this trip."). The user's own sentence still says it, so the note's scope follows
+    the sentence that shares the most topic words with it. A tie counts as this-time-only: a
+    durable fact kept for one session costs a question later; a one-off stored as a default
+    overrides the user's real preference.
+    """
+    note_words = _topic_words(text)
+    sentences = [s for s in re.split(r"(?<=[.!?;])\s+|\n+", message) if s.strip()]
+    overlap = {s: len(note_words & _topic_words(s)) for s in sentences}
+    best = max(overlap.values(), default=0)
+    if best == 0:
+        return None
+    return next((s for s in sentences if overlap[s] == best and scope_of(s) == "session"), None)
+
+
 def _same_text(a: str, b: str) -> bool:
     return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
 
 
 def capture_note(state: MemoryState, text: str, keywords: Iterable[str] | None = None,
-                 kind: Kind = "preference", *, said_by_user: str | None = None) -> str:
+                 kind: Kind = "preference", *, said_by_user: str | None = None,
+                 latest_message: str | None = None) -> str:
     """Run the gate on a candidate note; store it in state.session_notes if allowed.
 
     With `said_by_user` (the user's own words this turn), names and numbers in the note must
     come from them: text planted in a web page or tool result cannot become a memory.
+    With `latest_message`, a note that comes from a "this trip" sentence is session-scoped
+    even when the model left those words out of the note.
     Returns one short sentence for the model: what was saved (and its scope), or why not.
     """
     if kind not in get_args(Kind):
@@ -101,6 +138,11 @@ def capture_note(state: MemoryState, text: str, keywords: Iterable[str] | None =
     if not decision.allowed:
         record_decision(state, text, decision)
         return decision.reason
+    if decision.scope == "global" and latest_message:
+        sentence = session_sentence(text, latest_message)
+        if sentence:
+            decision = GateDecision(True, None, "session", f"OK to save for this session only: the user said "
+                                                           f"{sentence.strip()!r}.")
 
     text = text.strip()
     for existing in state.live_notes(state.clock):
@@ -142,8 +184,9 @@ def save_memory_note(ctx: RunContextWrapper[MemoryState], text: str, keywords: l
         keywords: One to three lower-case topic words, e.g. ["seat", "flight"].
         kind: preference (default), fact, event or procedure.
     """
-    return capture_note(ctx.context, text, keywords, kind, said_by_user=user_words(ctx.turn_input))
+    return capture_note(ctx.context, text, keywords, kind, said_by_user=user_words(ctx.turn_input),
+                        latest_message=latest_user_message(ctx.turn_input))
 
 
-__all__ = ["MAX_KEYWORDS", "capture_note", "normalize_keywords", "save_memory_note", "ungrounded_terms",
-           "user_words"]
+__all__ = ["MAX_KEYWORDS", "capture_note", "latest_user_message", "normalize_keywords", "save_memory_note",
+           "session_sentence", "ungrounded_terms", "user_words"]

@@ -5,7 +5,8 @@ from agents import Agent, Runner, set_tracing_disabled
 
 from helpers.gate import text_sha256
 from helpers.state import MemoryState
-from helpers.tools import capture_note, normalize_keywords, save_memory_note, ungrounded_terms
+from helpers.tools import (capture_note, latest_user_message, normalize_keywords, save_memory_note,
+                           session_sentence, ungrounded_terms)
 from tests.scripted_model import ScriptedModel
 
 set_tracing_disabled(True)
@@ -109,6 +110,42 @@ def _tool_outputs(call):
     return [i["output"] for i in call.input if isinstance(i, dict) and i.get("type") == "function_call_output"]
 
 
+@pytest.mark.parametrize("note, message, session", [
+    # The model dropped "this trip"; the user's sentence still has it.
+    ("Prefers window seats", "Find me a flight to Tokyo. I'd like a window seat on this trip.", True),
+    ("Wants a quiet room", "Just for tonight I want a quiet room!", True),
+    # The note comes from a different sentence than the one-off.
+    ("Is vegetarian", "I'm vegetarian. This time I want a window seat.", False),
+    ("Prefers aisle seats", "I always want an aisle seat. Book me a flight to Paris today.", False),
+    ("Wants vegetarian meals on all flights", "From now on, please book vegetarian meals on all my flights.", False),
+    # One sentence holding both: kept for the session (the safe direction).
+    ("Is vegetarian", "I'm vegetarian and this time I want a window seat.", True),
+    # No topic in common with anything the user said: the note's own wording decides.
+    ("Likes jazz", "For this trip only, a window seat.", False),
+])
+def test_session_sentence_follows_the_sentence_the_note_comes_from(note, message, session):
+    assert (session_sentence(note, message) is not None) == session
+
+
+def test_a_note_from_a_this_trip_sentence_is_session_scoped():
+    state = _state()
+    reply = capture_note(state, "Prefers window seats", ["seat"],
+                         latest_message="Find me a flight. I'd like a window seat on this trip.")
+    assert state.session_notes[0].scope == "session" and "this session only" in reply
+    assert state.ledger[-1].scope == "session"
+    # Without the user's message (a direct call), the note's own wording decides.
+    assert capture_note(_state(), "Prefers window seats", ["seat"]).startswith("Saved (global")
+
+
+def test_latest_user_message_skips_earlier_turns_and_tool_output():
+    items = [{"role": "user", "content": "For this trip only, a window seat."},
+             {"role": "assistant", "content": "Noted."},
+             {"role": "user", "content": [{"type": "input_text", "text": "From now on, vegetarian meals."}]},
+             {"type": "function_call_output", "call_id": "c1", "output": "this trip: window"}]
+    assert latest_user_message(items) == "From now on, vegetarian meals."
+    assert latest_user_message([]) == ""
+
+
 def _agent(model):
     return Agent[MemoryState](name="concierge", instructions="Help with travel.", model=model,
                               tools=[save_memory_note])
@@ -177,6 +214,18 @@ async def test_runner_keeps_a_note_built_from_the_users_own_words():
     state = _state()
     await Runner.run(_agent(model), "For flights under 3 hours I prefer qantas.", context=state)
     assert [n.text for n in state.session_notes] == ["Prefers Qantas for flights under 3 hours"]
+
+
+async def test_runner_scopes_a_note_by_the_users_sentence_not_only_its_wording():
+    model = ScriptedModel([
+        {"tool": "save_memory_note", "arguments": {"text": "Prefers window seats", "keywords": ["seat"]}},
+        "A window seat it is.",
+    ])
+    state = _state()
+    await Runner.run(_agent(model), "Find me a flight to Tokyo. I'd like a window seat on this trip.", context=state)
+    [note] = state.session_notes
+    assert (note.text, note.scope) == ("Prefers window seats", "session")
+    assert _tool_outputs(model.calls[1]) == ["Saved (this session only): Prefers window seats"]
 
 
 def test_ungrounded_terms_looks_at_names_and_numbers_only():
