@@ -47,7 +47,10 @@ def render_frontmatter(profile: dict[str, Any]) -> str:
     try:
         body = yaml.safe_dump(profile, sort_keys=False, allow_unicode=True).strip()
     except yaml.YAMLError as err:
-        raise ValueError(f"the profile holds a value YAML cannot show as plain data: {err}") from None
+        # Name the offending type, not its repr: a memory address would make the message differ each run.
+        bad = err.args[1] if len(err.args) > 1 else None
+        what = f"a value of type {type(bad).__name__}" if bad is not None else "a value"
+        raise ValueError(f"the profile holds {what}, which YAML cannot show as plain data") from None
     return f"---\n{body}\n---"
 
 
