@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: setup lab test evals bench clean
+.PHONY: setup lab test notebooks evals bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,16 @@ test: setup
 	$(PYTEST) -n 2 --dist loadfile -m "not model and not browser" tests
 	$(PYTEST) -m "model or browser" tests
 	$(PYTEST) --nbval notebooks --nbval-sanitize-with tests/nbval_sanitize.cfg
+	$(BIN)/python -m helpers.evals
+
+# Re-execute every notebook in place (after changing helpers/), without per-cell timestamps so diffs
+# show only real changes. Then `make test` checks them.
+notebooks: setup
+	for nb in notebooks/*.ipynb; do \
+	  $(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.record_timing=False "$$nb" || exit 1; \
+	done
+
+evals: setup
 	$(BIN)/python -m helpers.evals
 
 bench: setup
