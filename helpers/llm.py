@@ -370,6 +370,8 @@ class LocalModel(Model):
         self.seed = seed
         self._call_ids = itertools.count(1)
         self.problems: list[str] = []  # invalid calls that were recovered from, for the reader to see
+        if not os.environ.get("OPENAI_API_KEY"):
+            set_tracing_disabled(True)  # built directly (not via get_model): still nowhere to send traces
 
     @property
     def llm(self) -> EmbeddedLLM:

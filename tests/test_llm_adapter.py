@@ -161,3 +161,15 @@ def test_backend_selection_follows_the_key(monkeypatch):
     monkeypatch.setenv("AGENT_MEMORY_OPENAI_MODEL", "gpt-4o-mini")
     backend = llm.active_backend()
     assert (backend.kind, backend.model_name) == ("openai", "gpt-4o-mini")
+
+
+def test_a_local_model_built_without_a_key_turns_tracing_off(monkeypatch):
+    from agents.tracing import get_trace_provider
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    set_tracing_disabled(False)
+    try:
+        LocalModel(FakeLLM([]))  # built directly, as benchmarks/bench_model.py does, not through get_model()
+        assert get_trace_provider()._disabled
+    finally:
+        set_tracing_disabled(True)
