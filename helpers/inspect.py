@@ -246,8 +246,13 @@ def load_conversation(name: str) -> Conversation:
         raise FileNotFoundError(f"no conversation {name!r} in data/conversations; known: {known}")
     data = json.loads(path.read_text(encoding="utf-8"))
     messages = data.get("messages")
+    if messages is None and isinstance(data.get("turns"), list):
+        # A scripted session (notebook 06): replay what the user said; the model writes its own answers.
+        messages = [t.get("user") if isinstance(t, dict) else None for t in data["turns"]]
+        messages += [data["live_turn"]] if "live_turn" in data else []
     if not isinstance(messages, list) or not messages or not all(isinstance(m, str) and m.strip() for m in messages):
-        raise ValueError(f"{path.name}: 'messages' must be a non-empty list of non-empty strings")
+        raise ValueError(f"{path.name}: 'messages' (or 'turns' with a 'user' each) must be a non-empty list of "
+                         "non-empty strings")
     return Conversation(name, data.get("description", ""), messages)
 
 

@@ -211,3 +211,13 @@ def test_load_conversation_reads_data_and_names_the_known_ones():
     with pytest.raises(TypeError, match="load_conversation"):
         PolicyEditor(fresh_state, "policy_window_seat")
     assert ALL_SECTIONS == "(all)"
+
+
+def test_load_conversation_takes_the_user_side_of_a_scripted_session(tmp_path, monkeypatch):
+    long_trip = load_conversation("long_trip")  # notebook 06's 21 scripted turns plus the live one
+    assert len(long_trip.messages) == 22 and "vegetarian" in long_trip.messages[1]
+    (tmp_path / "conversations").mkdir()
+    (tmp_path / "conversations" / "broken.json").write_text('{"turns": [{"assistant": "Hi"}]}')
+    monkeypatch.setattr("helpers.inspect.data_dir", lambda: tmp_path)
+    with pytest.raises(ValueError, match="'user' each"):
+        load_conversation("broken")
