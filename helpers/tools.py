@@ -140,9 +140,9 @@ def capture_note(state: MemoryState, text: str, keywords: Iterable[str] | None =
         return decision.reason
     if decision.scope == "global" and latest_message:
         sentence = session_sentence(text, latest_message)
-        if sentence:
-            decision = GateDecision(True, None, "session", f"OK to save for this session only: the user said "
-                                                           f"{sentence.strip()!r}.")
+        if sentence:  # the reason does not quote the sentence: it was never gated itself
+            decision = GateDecision(True, None, "session",
+                                    "OK to save for this session only: the user's sentence is for this time.")
 
     text = text.strip()
     for existing in state.live_notes(state.clock):

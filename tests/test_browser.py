@@ -1,6 +1,7 @@
-"""The prompt inspector in a real browser: JupyterLab in headless Chromium runs notebook 04.
+"""The course in a real browser: JupyterLab in headless Chromium runs notebook 00 top to bottom, and
+notebook 04, whose prompt inspector must render and follow a selection.
 
-Slow (the notebook runs the real model, about 1-3 minutes) and needs Debian's chromium at
+Slow (the notebooks run the real model, about 1-3 minutes each) and needs Debian's chromium at
 /usr/bin/chromium plus pip's playwright (never `playwright install`); .ci/run installs chromium.
 Locally, run it under the model lock:
 
@@ -26,6 +27,7 @@ from helpers.paths import repo_root
 
 CHROMIUM = Path("/usr/bin/chromium")
 NOTEBOOK = "04_hooks_and_injection.ipynb"
+SETUP_NOTEBOOK = "00_setup.ipynb"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 RUN_ALL_SECONDS = 900  # the notebook runs the real model on 2 shared cores
@@ -46,16 +48,17 @@ def free_port() -> int:
 
 
 @pytest.fixture
-def lab(tmp_path):
+def lab(tmp_path, request):
     """JupyterLab on 127.0.0.1 with a token, serving a temp copy of the notebook (its outputs stay untouched)."""
+    name = getattr(request, "param", NOTEBOOK)
     root, settings = tmp_path / "root", tmp_path / "settings"
     root.mkdir()
     # Without the committed outputs, every prompt starts blank, so "all cells ran" means this run.
-    notebook = nbformat.read(repo_root() / "notebooks" / NOTEBOOK, as_version=4)
+    notebook = nbformat.read(repo_root() / "notebooks" / name, as_version=4)
     for cell in notebook.cells:
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
-    nbformat.write(notebook, root / NOTEBOOK)
+    nbformat.write(notebook, root / name)
     # Render every cell (no windowing), so the test sees all outputs, not only the ones on screen.
     tracker = settings / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings"
     tracker.parent.mkdir(parents=True)
@@ -84,7 +87,7 @@ def lab(tmp_path):
                 if server.poll() is not None or time.monotonic() > deadline:
                     pytest.fail(f"JupyterLab did not start: {(tmp_path / 'lab.log').read_text()[-2000:]}")
                 time.sleep(0.5)
-        yield f"{base}/lab/tree/{NOTEBOOK}?token={token}"
+        yield f"{base}/lab/tree/{name}?token={token}"
     finally:
         if server.poll() is None:
             os.killpg(server.pid, signal.SIGTERM)
@@ -99,6 +102,33 @@ ALL_CELLS_RAN = ("[...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]
                  ".every(p => /\\[\\d+\\]/.test(p.innerText))")
 
 
+def run_all(browser, url: str):
+    """Open the notebook, Run All, and wait until every cell has run and the kernel is idle."""
+    page = browser.new_page()
+    page.goto(url)
+    page.wait_for_function(f"({KERNEL_STATUS})() === 'idle'", timeout=120_000)
+    page.evaluate("window.jupyterapp.commands.execute('runmenu:run-all')")
+    page.wait_for_function(f"() => ({KERNEL_STATUS})() === 'idle' && {ALL_CELLS_RAN}",
+                           timeout=RUN_ALL_SECONDS * 1000)
+    assert page.locator(".jp-OutputArea-output", has_text="Traceback").count() == 0
+    return page
+
+
+@pytest.mark.parametrize("lab", [SETUP_NOTEBOOK], indirect=True)
+def test_setup_notebook_runs_top_to_bottom_as_a_reader_would(lab, tmp_path):
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch_persistent_context(
+            str(tmp_path / "chromium"), executable_path=str(CHROMIUM), headless=True, args=FLAGS)
+        try:
+            page = run_all(browser, lab)
+            outputs = page.locator(".jp-OutputArea-output")
+            assert outputs.filter(has_text="Backend: ").count() >= 1
+            assert outputs.filter(has_text="model calls in this turn").count() >= 1
+            assert outputs.filter(has_text="refused: model.gguf has 1,004 bytes").count() >= 1
+        finally:
+            browser.close()
+
+
 def test_inspector_renders_and_follows_a_selection(lab, tmp_path):
     screenshot = Path(os.environ.get("INSPECTOR_SCREENSHOT", tmp_path / "inspector.png"))
     with sync_api.sync_playwright() as playwright:
@@ -106,17 +136,8 @@ def test_inspector_renders_and_follows_a_selection(lab, tmp_path):
             str(tmp_path / "chromium"), executable_path=str(CHROMIUM), headless=True, args=FLAGS,
             viewport={"width": 1400, "height": 1000})
         try:
-            page = browser.new_page()
-            page.goto(lab)
-            page.wait_for_function(f"({KERNEL_STATUS})() === 'idle'", timeout=120_000)
-            page.evaluate("window.jupyterapp.commands.execute('runmenu:run-all')")
-
+            page = run_all(browser, lab)
             inspector = page.locator(".jupyter-widgets.prompt-inspector")
-            inspector.wait_for(state="attached", timeout=RUN_ALL_SECONDS * 1000)
-            # Let Run All finish, so the kernel is free to answer the widget.
-            page.wait_for_function(f"() => ({KERNEL_STATUS})() === 'idle' && {ALL_CELLS_RAN}",
-                                   timeout=RUN_ALL_SECONDS * 1000)
-            assert page.locator(".jp-OutputArea-output", has_text="Traceback").count() == 0
 
             prompt = inspector.locator(".inspector-prompt")
             turn, call, section = (inspector.locator("select").nth(i) for i in range(3))
