@@ -35,6 +35,7 @@ from agents.models.interface import Model
 from pydantic import BaseModel
 
 from helpers.state import Clock, MemoryNote, MemoryState, note_id, parse_time
+from helpers.words import STOPWORDS, TOKEN, content_words, stem, topic_words
 
 # Two notes whose content words overlap this much (Jaccard) are the same note reworded.
 # High on purpose: "prefers an aisle seat" and "prefers aisle seats" fold, "window" vs
@@ -110,41 +111,6 @@ class PlanRejected(ValueError):
 
 # ---- words: what a note claims ---------------------------------------------------------------
 
-_STOPWORDS = frozenset("""
-a an the and or but of to in on at for with by from as is are was were be been being am it its
-this that these those i me my mine we our you your they them their he she his her him user users
-has have had do does did will would should can could may might also very so than then there
-when while into over about just some any each other own same such too up out if only now
-""".split())
-_NEGATIONS = frozenset({"not", "no", "never", "none", "nor", "without", "cannot"})
-_TOKEN = re.compile(r"\d+(?:[.,:]\d+)*|[a-z]+(?:'[a-z]+)?")
-
-
-def _stem(word: str) -> str:
-    # Crude on purpose: enough that "lives", "living", "lived" and "live" meet.
-    if word in _NEGATIONS or word.endswith("n't"):
-        return "not"
-    word = word.removesuffix("'s")
-    for suffix in ("ing", "ed", "es", "s", "ly"):
-        if len(word) > len(suffix) + 2 and word.endswith(suffix) and not word.endswith("ss"):
-            word = word[: -len(suffix)]
-            break
-    if len(word) > 3 and word[-1] == word[-2]:  # preferr -> prefer
-        word = word[:-1]
-    return word.removesuffix("e") if len(word) > 3 else word
-
-
-def _tokens(text: str) -> tuple[set[str], set[str]]:
-    """(content stems, numbers) of a text; stopwords are not claims."""
-    words, numbers = set(), set()
-    for token in _TOKEN.findall(text.lower()):
-        if token[0].isdigit():
-            numbers.add(token.replace(",", ""))
-        elif token not in _STOPWORDS:
-            words.add(_stem(token))
-    return words, numbers
-
-
 def normalize(text: str) -> str:
     """Lower case, punctuation removed, whitespace collapsed: exact duplicates compare equal."""
     return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
@@ -152,24 +118,20 @@ def normalize(text: str) -> str:
 
 def similarity(a: str, b: str) -> float:
     """Jaccard overlap of content stems; 1.0 for the same note reworded trivially."""
-    wa, wb = _tokens(a)[0], _tokens(b)[0]
+    wa, wb = content_words(a)[0], content_words(b)[0]
     return len(wa & wb) / len(wa | wb) if wa | wb else 1.0
 
 
 def is_near_duplicate(a: str, b: str) -> bool:
     if normalize(a) == normalize(b):
         return True
-    (wa, na), (wb, nb) = _tokens(a), _tokens(b)
+    (wa, na), (wb, nb) = content_words(a), content_words(b)
     # Different numbers or a negation on one side make a different fact, however similar.
     return na == nb and ("not" in wa) == ("not" in wb) and similarity(a, b) >= NEAR_DUPLICATE_THRESHOLD
 
 
-# Verbs that say how much the user likes something, not what it is about.
-_NOT_A_TOPIC = frozenset({"prefer", "lik", "want", "lov", "usual", "alway", "need", "not"})
-
-
 def _topic(note: MemoryNote) -> set[str]:
-    return (_tokens(note.text)[0] - _NOT_A_TOPIC) | {k.lower() for k in note.keywords}
+    return topic_words(note.text) | {k.lower() for k in note.keywords}
 
 
 def related(a: MemoryNote, b: MemoryNote) -> bool:
@@ -181,18 +143,18 @@ def unsupported_claims(text: str, source_texts: list[str]) -> list[str]:
     """What `text` says that its sources do not: words, numbers, or a flipped negation."""
     source_words, source_numbers = set(), set()
     for source in source_texts:
-        words, numbers = _tokens(source)
+        words, numbers = content_words(source)
         source_words |= words
         source_numbers |= numbers
     problems = []
-    for token in dict.fromkeys(_TOKEN.findall(text.lower())):
+    for token in dict.fromkeys(TOKEN.findall(text.lower())):
         if token[0].isdigit():
             if token.replace(",", "") not in source_numbers:
                 problems.append(f"number {token!r} is not in its sources")
-        elif token not in _STOPWORDS and _stem(token) not in source_words | {"not"}:
+        elif token not in STOPWORDS and stem(token) not in source_words | {"not"}:
             problems.append(f"word {token!r} is not in its sources")
-    negated = {"not" in _tokens(s)[0] for s in source_texts}
-    if negated != {"not" in _tokens(text)[0]}:
+    negated = {"not" in content_words(s)[0] for s in source_texts}
+    if negated != {"not" in content_words(text)[0]}:
         problems.append("its negation differs from its sources")
     return problems
 
@@ -420,7 +382,7 @@ def apply_plan(notes: list[MemoryNote], report: ConsolidationReport, plan: Conso
 
 def _mentions(text: str, source: MemoryNote) -> bool:
     """Does `text` share a content word with the source (not just "prefers")?"""
-    return bool((_tokens(text)[0] - _NOT_A_TOPIC) & (_tokens(source.text)[0] - _NOT_A_TOPIC))
+    return bool(topic_words(text) & topic_words(source.text))
 
 
 def _checked_note(written: PlanNote, sources: list[MemoryNote], source_ids: list[str]) -> MemoryNote:
@@ -436,8 +398,8 @@ def _checked_note(written: PlanNote, sources: list[MemoryNote], source_ids: list
     if problems:
         raise PlanRejected(f"invented: {written.text!r}: {'; '.join(problems)}")
     # Keywords are tags, not claims: keep the grounded ones, else the sources' own.
-    grounded = _tokens(" ".join(s.text for s in sources))[0] | {k.lower() for s in sources for k in s.keywords}
-    keywords = [k.lower() for k in written.keywords if _stem(k.lower()) in grounded or k.lower() in grounded]
+    grounded = content_words(" ".join(s.text for s in sources))[0] | {k.lower() for s in sources for k in s.keywords}
+    keywords = [k.lower() for k in written.keywords if stem(k.lower()) in grounded or k.lower() in grounded]
     keywords = list(dict.fromkeys(keywords or [k for s in sources for k in s.keywords]))[:3]
     newest = max(sources, key=lambda s: parse_time(s.observed_at))
     expiries = [s.expires_at for s in sources]

@@ -22,6 +22,7 @@ from agents import RunContextWrapper, function_tool
 
 from helpers.gate import GateDecision, check, record_decision, scope_of
 from helpers.state import Kind, MemoryNote, MemoryState, today
+from helpers.words import topic_words
 
 MAX_KEYWORDS = 3
 
@@ -79,16 +80,6 @@ def latest_user_message(items: Iterable[Any]) -> str:
     return next((m for m in reversed(messages) if m), "")
 
 
-# Words that say nothing about what a note is about ("Prefers window seats" is about window seats).
-_FILLER = frozenset("the and for with from this that user user's wants want wanted prefers prefer preferred likes "
-                    "like would please usually always only just also book books booking get give find".split())
-
-
-def _topic_words(text: str) -> set[str]:
-    words = re.findall(r"[a-z][a-z'-]{2,}", text.casefold())
-    return {w.removesuffix("s") for w in words if w not in _FILLER}
-
-
 def session_sentence(text: str, message: str) -> str | None:
     """The sentence of the user's message that a note comes from, if it is worded for this time only.
 
@@ -98,9 +89,9 @@ def session_sentence(text: str, message: str) -> str | None:
     durable fact kept for one session costs a question later; a one-off stored as a default
     overrides the user's real preference.
     """
-    note_words = _topic_words(text)
+    note_words = topic_words(text)
     sentences = [s for s in re.split(r"(?<=[.!?;])\s+|\n+", message) if s.strip()]
-    overlap = {s: len(note_words & _topic_words(s)) for s in sentences}
+    overlap = {s: len(note_words & topic_words(s)) for s in sentences}
     best = max(overlap.values(), default=0)
     if best == 0:
         return None
