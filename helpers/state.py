@@ -152,7 +152,17 @@ class MemoryState:
 
     @property
     def clock(self) -> Clock:
+        """The state's "now": a shared clock if one was set (the store's, see helpers.lifecycle),
+        else `pinned_now`, else the system clock."""
+        shared = self.__dict__.get("_shared_clock")
+        if shared is not None:
+            return shared
         return fixed_clock(self.pinned_now) if self.pinned_now else system_clock
+
+    @clock.setter
+    def clock(self, clock: Clock | None) -> None:
+        # Not a dataclass field: a clock is behaviour, never serialized with the state.
+        self.__dict__["_shared_clock"] = clock
 
     def source_ref(self) -> str:
         return f"{self.session_id}#turn{self.turn_index}"

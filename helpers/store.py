@@ -162,15 +162,16 @@ _INSERT_NOTE = """
 class MemoryStore:
     """A SQLite file (or `:memory:`) holding every tenant's and user's memory."""
 
-    def __init__(self, conn: sqlite3.Connection, path: str, clock: Clock) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: str, clock: Clock, expiry: bool = True) -> None:
         self._conn = conn
         self._lock = threading.RLock()  # one connection, shared by handles and threads
         self.path = path
         self.clock = clock
+        self.expiry = expiry  # False serves expired notes as live (evals switch the guard off)
 
     @classmethod
     def open(cls, path: str | Path = ":memory:", *, clock: Clock = system_clock,
-             timeout: float = 5.0) -> "MemoryStore":
+             timeout: float = 5.0, expiry: bool = True) -> "MemoryStore":
         """Open or create a store. Checks the file before writing anything to it."""
         path = str(path)
         try:
@@ -189,7 +190,7 @@ class MemoryStore:
         except BaseException:
             conn.close()
             raise
-        return cls(conn, path, clock)
+        return cls(conn, path, clock, expiry)
 
     @staticmethod
     def _check(conn: sqlite3.Connection, path: str) -> None:
@@ -310,7 +311,8 @@ class UserMemory:
         sql = f"""SELECT {_SELECT_NOTE} FROM notes
                   WHERE tenant_id = :tenant AND user_id = :user AND status = 'active'
                     AND (expires_utc IS NULL OR expires_utc > :now)"""
-        params = self._owner(now=self._now(), limit=-1 if limit is None else int(limit))
+        now = self._now() if self._store.expiry else "0001-01-01T00:00:00.000000Z"  # nothing expired
+        params = self._owner(now=now, limit=-1 if limit is None else int(limit))
         if keywords is not None:
             wanted = json.dumps(sorted({k.lower() for k in keywords}))
             sql += """ AND EXISTS (SELECT 1 FROM json_each(notes.keywords) AS k
