@@ -22,23 +22,49 @@ from helpers.state import MemoryNote, MemoryState, parse_time
 
 ECONOMICS_NOW = COURSE_NOW  # the memory as it stands on the course's pinned "today"
 
-_CITIES = ["Melbourne", "Brisbane", "Perth", "Auckland", "Singapore", "Tokyo", "Bali", "Hobart", "Adelaide", "Darwin"]
+_CITIES = [
+    "Melbourne",
+    "Brisbane",
+    "Perth",
+    "Auckland",
+    "Singapore",
+    "Tokyo",
+    "Bali",
+    "Hobart",
+    "Adelaide",
+    "Darwin",
+]
 _AIRLINES = ["Qantas", "Virgin Australia", "Jetstar", "Singapore Airlines", "Air New Zealand"]
-_PREFERENCES = {  # topic -> values a user states over time; a newer one on a topic supersedes the older
+# topic -> values a user states over time; a newer one on a topic supersedes the older
+_PREFERENCES = {
     "seat": ["an aisle seat", "a window seat", "an exit-row seat"],
     "meal": ["vegetarian meals", "no meal on short flights", "gluten-free meals"],
-    "hotel": ["hotels near public transport", "quiet hotel rooms on a high floor", "hotels with a gym"],
+    "hotel": [
+        "hotels near public transport",
+        "quiet hotel rooms on a high floor",
+        "hotels with a gym",
+    ],
     "budget": ["hotels under 250 AUD a night", "hotels under 300 AUD a night"],
-    "schedule": ["morning departures", "arriving the evening before meetings", "no red-eye flights"],
-    "airline": ["flying Qantas when possible", "avoiding budget airlines", "earning Velocity points"],
+    "schedule": [
+        "morning departures",
+        "arriving the evening before meetings",
+        "no red-eye flights",
+    ],
+    "airline": [
+        "flying Qantas when possible",
+        "avoiding budget airlines",
+        "earning Velocity points",
+    ],
 }
 
 
 HISTORY_START = parse_time("2025-11-24")  # weekly sessions: the 50th is on 2026-11-02
 
 
-def synthetic_history(sessions: int, seed: int = 7) -> tuple[list[list[dict[str, str]]], list[MemoryNote]]:
-    """`sessions` deterministic past sessions (6 messages each) and the notes they left, oldest first.
+def synthetic_history(
+    sessions: int, seed: int = 7
+) -> tuple[list[list[dict[str, str]]], list[MemoryNote]]:
+    """`sessions` deterministic past sessions (6 messages each) and their notes, oldest first.
 
     Each session books a trip and states one preference; a later preference on the same topic
     supersedes the earlier note, as consolidation would.
@@ -51,19 +77,25 @@ def synthetic_history(sessions: int, seed: int = 7) -> tuple[list[list[dict[str,
         topic = rng.choice(sorted(_PREFERENCES))
         value = rng.choice(_PREFERENCES[topic])
         hour, price = rng.randint(6, 20), rng.randint(89, 420)
-        transcripts.append([
-            {"role": "user", "content": f"I need a flight from Sydney to {city} around {day}, economy please."},
-            {"role": "assistant", "content": f"{airline} has a {hour:02d}:15 departure to {city} for {price} AUD, "
-                                             f"and there is a later option at {hour + 2:02d}:40 for {price + 35} AUD. "
-                                             "Which one should I hold?"},
-            {"role": "user", "content": f"The {hour:02d}:15 one. And by the way, I prefer {value} from now on."},
-            {"role": "assistant", "content": f"Done: the {hour:02d}:15 {airline} flight is on hold. "
-                                             f"I'll remember that you prefer {value}."},
-            {"role": "user", "content": f"Great. Can you also find me a hotel in {city} for two nights?"},
-            {"role": "assistant", "content": f"I found three hotels in central {city} between {price // 2 + 80} and "
-                                             f"{price // 2 + 190} AUD a night. Want the details?"},
-        ])
-        note = MemoryNote(text=f"Prefers {value}", observed_at=day, keywords=[topic], source_ref=f"synthetic-{i + 1}#turn2")
+        said = [
+            f"I need a flight from Sydney to {city} around {day}, economy please.",
+            f"{airline} has a {hour:02d}:15 departure to {city} for {price} AUD, and there is a "
+            f"later option at {hour + 2:02d}:40 for {price + 35} AUD. Which one should I hold?",
+            f"The {hour:02d}:15 one. And by the way, I prefer {value} from now on.",
+            f"Done: the {hour:02d}:15 {airline} flight is on hold. "
+            f"I'll remember that you prefer {value}.",
+            f"Great. Can you also find me a hotel in {city} for two nights?",
+            f"I found three hotels in central {city} between {price // 2 + 80} and "
+            f"{price // 2 + 190} AUD a night. Want the details?",
+        ]
+        roles = ["user", "assistant"] * 3
+        transcripts.append([{"role": r, "content": c} for r, c in zip(roles, said)])
+        note = MemoryNote(
+            text=f"Prefers {value}",
+            observed_at=day,
+            keywords=[topic],
+            source_ref=f"synthetic-{i + 1}#turn2",
+        )
         if topic in latest:  # the newer preference on a topic wins
             latest[topic].status, latest[topic].superseded_by = "superseded", note.id
             note.supersedes = latest[topic].id
@@ -75,7 +107,9 @@ def synthetic_history(sessions: int, seed: int = 7) -> tuple[list[list[dict[str,
 @dataclass(frozen=True)
 class EconomicsPoint:
     sessions: int
-    memory_tokens: int  # system prompt with memory (policy + profile + top-k notes) + the new message
+    memory_tokens: (
+        int  # system prompt with memory (policy + profile + top-k notes) + the new message
+    )
     replay_tokens: int  # role + profile + every past message + the new message
 
     @property
@@ -86,8 +120,13 @@ class EconomicsPoint:
 NEW_MESSAGE = "Book me a flight to Perth next Friday, please."
 
 
-def token_economics(max_sessions: int = 50, counter: TokenCounter = count_tokens, *,
-                    policy: Policy = DEFAULT_POLICY, profile: dict[str, Any] | None = None) -> list[EconomicsPoint]:
+def token_economics(
+    max_sessions: int = 50,
+    counter: TokenCounter = count_tokens,
+    *,
+    policy: Policy = DEFAULT_POLICY,
+    profile: dict[str, Any] | None = None,
+) -> list[EconomicsPoint]:
     """Tokens of one new turn after 1..max_sessions sessions: memory injection against full replay.
 
     Both sides count the same role, profile and new message; tool definitions are left out of
@@ -108,7 +147,9 @@ def token_economics(max_sessions: int = 50, counter: TokenCounter = count_tokens
     return points
 
 
-def plot_economics(points: list[EconomicsPoint], counter_name: str = "o200k_base", ax: Any = None) -> Any:
+def plot_economics(
+    points: list[EconomicsPoint], counter_name: str = "o200k_base", ax: Any = None
+) -> Any:
     """Tokens per turn against sessions of history, both strategies; returns the matplotlib Axes."""
     import matplotlib.pyplot as plt
 
@@ -125,13 +166,25 @@ def plot_economics(points: list[EconomicsPoint], counter_name: str = "o200k_base
     return ax
 
 
-def economics_table(points: list[EconomicsPoint], every: Iterable[int] = (1, 5, 10, 20, 30, 40, 50)) -> str:
+def economics_table(
+    points: list[EconomicsPoint], every: Iterable[int] = (1, 5, 10, 20, 30, 40, 50)
+) -> str:
     wanted = set(every)
     lines = [f"{'sessions':>8} {'memory':>8} {'replay':>8} {'ratio':>6}"]
-    lines += [f"{p.sessions:>8} {p.memory_tokens:>8} {p.replay_tokens:>8} {p.ratio:>6.1f}"
-              for p in points if p.sessions in wanted]
+    lines += [
+        f"{p.sessions:>8} {p.memory_tokens:>8} {p.replay_tokens:>8} {p.ratio:>6.1f}"
+        for p in points
+        if p.sessions in wanted
+    ]
     return "\n".join(lines)
 
 
-__all__ = ["ECONOMICS_NOW", "EconomicsPoint", "NEW_MESSAGE", "economics_table", "plot_economics",
-           "synthetic_history", "token_economics"]
+__all__ = [
+    "ECONOMICS_NOW",
+    "EconomicsPoint",
+    "NEW_MESSAGE",
+    "economics_table",
+    "plot_economics",
+    "synthetic_history",
+    "token_economics",
+]

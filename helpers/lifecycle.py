@@ -92,22 +92,36 @@ class SessionReport:
     session_id: str
     captured: list[MemoryNote]  # notes the session wrote, before consolidation
     added: list[MemoryNote]  # now in long-term memory
-    retired: list[consolidation.MergeDecision]  # old notes kept as superseded (duplicate, merged, superseded)
-    dropped: list[consolidation.MergeDecision]  # session-scoped or refused: not for long-term memory
+    retired: list[
+        consolidation.MergeDecision
+    ]  # old notes kept as superseded (duplicate, merged, superseded)
+    dropped: list[
+        consolidation.MergeDecision
+    ]  # session-scoped or refused: not for long-term memory
     needs_user: list[consolidation.Conflict]
     consolidation: consolidation.ConsolidationReport
     seconds: float
 
     @property
     def how(self) -> str:
-        """How consolidation ran: rules only, the model's plan, why the model was skipped or fell back."""
+        """How consolidation ran: rules only, the model's plan, or why the model was not used."""
         r = self.consolidation
-        return (f"fallback ({r.fallback_reason})" if r.fallback_reason else "model plan applied" if r.model_used
-                else f"rules only (model skipped: {r.model_skipped})" if r.model_skipped else "rules only")
+        return (
+            f"fallback ({r.fallback_reason})"
+            if r.fallback_reason
+            else "model plan applied"
+            if r.model_used
+            else f"rules only (model skipped: {r.model_skipped})"
+            if r.model_skipped
+            else "rules only"
+        )
 
     def summary(self) -> str:
-        lines = [f"session {self.session_id}: {len(self.captured)} captured, {len(self.added)} added, "
-                 f"{len(self.retired)} retired, {len(self.dropped)} dropped; {self.how} ({self.seconds:.1f} s)"]
+        lines = [
+            f"session {self.session_id}: {len(self.captured)} captured, {len(self.added)} added, "
+            f"{len(self.retired)} retired, {len(self.dropped)} dropped; "
+            f"{self.how} ({self.seconds:.1f} s)"
+        ]
         lines += [f"  + {n.text}" for n in self.added]
         lines += [f"  ~ {d.note_id} {d.outcome} -> {d.target} ({d.reason})" for d in self.retired]
         lines += [f"  - {d.note_id} {d.outcome} ({d.reason})" for d in self.dropped]
@@ -116,17 +130,32 @@ class SessionReport:
 
 
 def _estimate(calls: list[CapturedCall], counter: TokenCounter) -> int:
-    return sum(counter(c.system_prompt) + counter(json.dumps(c.input_items, ensure_ascii=False, default=str))
-               for c in calls)
+    return sum(
+        counter(c.system_prompt)
+        + counter(json.dumps(c.input_items, ensure_ascii=False, default=str))
+        for c in calls
+    )
 
 
 class MemorySession:
     """One conversation with one user's memory; made by `open_memory`."""
 
-    def __init__(self, memory: UserMemory, state: MemoryState, agent: Agent[MemoryState], *,
-                 capture: PromptCapture, session: TrimmingSession, run_config: RunConfig,
-                 consolidation_model: Model | str | None, consolidation_timeout: float, recency: bool,
-                 write_policy: Any, counter: TokenCounter, max_model_calls: int):
+    def __init__(
+        self,
+        memory: UserMemory,
+        state: MemoryState,
+        agent: Agent[MemoryState],
+        *,
+        capture: PromptCapture,
+        session: TrimmingSession,
+        run_config: RunConfig,
+        consolidation_model: Model | str | None,
+        consolidation_timeout: float,
+        recency: bool,
+        write_policy: Any,
+        counter: TokenCounter,
+        max_model_calls: int,
+    ):
         self.memory, self.state, self.agent = memory, state, agent
         self.capture, self.session, self.run_config = capture, session, run_config
         self.consolidation_model = consolidation_model
@@ -147,12 +176,21 @@ class MemorySession:
     async def run_turn(self, message: str) -> TurnResult:
         """Run one user turn; the notes captured so far are staged in the store even if it fails."""
         if self.report is not None:
-            raise RuntimeError(f"session {self.session_id} has ended; open_memory() starts the next one")
+            raise RuntimeError(
+                f"session {self.session_id} has ended; open_memory() starts the next one"
+            )
         started, calls_before = time.perf_counter(), len(self.capture.calls)
         notes_before, ledger_before = len(self.state.session_notes), len(self.state.ledger)
         try:
-            result = await run_turn(self.agent, self.state, message, capture=self.capture, session=self.session,
-                                    run_config=self.run_config, max_turns=self.max_model_calls)
+            result = await run_turn(
+                self.agent,
+                self.state,
+                message,
+                capture=self.capture,
+                session=self.session,
+                run_config=self.run_config,
+                max_turns=self.max_model_calls,
+            )
         finally:
             self.memory.stage_session_notes(self.session_id, self.state.session_notes)
         calls = self.capture.calls[calls_before:]
@@ -160,16 +198,30 @@ class MemorySession:
         if not used:  # scripted models report no usage: count what they were sent
             used = _estimate(calls, self.counter)
             source = "o200k_base estimate" if self.counter is count_tokens else "counted"
-        outputs = {getattr(i.raw_item, "call_id", None) if not isinstance(i.raw_item, dict)
-                   else i.raw_item.get("call_id"): str(i.output)
-                   for i in result.new_items if isinstance(i, ToolCallOutputItem)}
-        tool_calls = [ToolCall(i.raw_item.name, i.raw_item.arguments, outputs.get(i.raw_item.call_id))
-                      for i in result.new_items if isinstance(i, ToolCallItem) and hasattr(i.raw_item, "name")]
+        outputs = {
+            getattr(i.raw_item, "call_id", None)
+            if not isinstance(i.raw_item, dict)
+            else i.raw_item.get("call_id"): str(i.output)
+            for i in result.new_items
+            if isinstance(i, ToolCallOutputItem)
+        }
+        tool_calls = [
+            ToolCall(i.raw_item.name, i.raw_item.arguments, outputs.get(i.raw_item.call_id))
+            for i in result.new_items
+            if isinstance(i, ToolCallItem) and hasattr(i.raw_item, "name")
+        ]
         turn = TurnResult(
-            turn=self.state.turn_index, message=message, answer=str(result.final_output or ""),
-            tool_calls=tool_calls, notes_saved=self.state.session_notes[notes_before:],
-            refused=[e for e in self.state.ledger[ledger_before:] if not e.allowed], prompts=calls,
-            input_tokens=used, token_source=source, seconds=time.perf_counter() - started)
+            turn=self.state.turn_index,
+            message=message,
+            answer=str(result.final_output or ""),
+            tool_calls=tool_calls,
+            notes_saved=self.state.session_notes[notes_before:],
+            refused=[e for e in self.state.ledger[ledger_before:] if not e.allowed],
+            prompts=calls,
+            input_tokens=used,
+            token_source=source,
+            seconds=time.perf_counter() - started,
+        )
         self.turns.append(turn)
         return turn
 
@@ -181,33 +233,62 @@ class MemorySession:
         state = self.state
         captured = list(state.session_notes)
         before = {n.id: (n.status, n.superseded_by, n.supersedes) for n in state.global_notes}
-        self.memory.stage_session_notes(self.session_id, captured)  # nothing lost if consolidation dies
-        # The write policy reaches consolidation only when the app chose one (its default otherwise).
+        self.memory.stage_session_notes(
+            self.session_id, captured
+        )  # nothing lost if consolidation dies
+        # The write policy reaches consolidation only when the app chose one.
         policy = {} if self.write_policy is None else {"write_policy": self.write_policy}
-        report = await consolidation.consolidate(state, self.consolidation_model, clock=self.clock,
-                                                 timeout=self.consolidation_timeout, recency=self.recency, **policy)
-        changed = [n for n in state.global_notes if before.get(n.id) != (n.status, n.superseded_by, n.supersedes)]
+        report = await consolidation.consolidate(
+            state,
+            self.consolidation_model,
+            clock=self.clock,
+            timeout=self.consolidation_timeout,
+            recency=self.recency,
+            **policy,
+        )
+        changed = [
+            n
+            for n in state.global_notes
+            if before.get(n.id) != (n.status, n.superseded_by, n.supersedes)
+        ]
         self.memory.commit_consolidation(self.session_id, changed)
         decisions = report.decisions.values()
         self.report = SessionReport(
-            session_id=self.session_id, captured=captured,
+            session_id=self.session_id,
+            captured=captured,
             added=[state.find_note(d.note_id) for d in decisions if d.outcome == "added"]
             + [state.find_note(i) for i in report.created],
             retired=[d for d in decisions if d.outcome in ("duplicate", "merged", "superseded")],
-            dropped=report.dropped, needs_user=list(report.needs_user), consolidation=report,
-            seconds=time.perf_counter() - started)
+            dropped=report.dropped,
+            needs_user=list(report.needs_user),
+            consolidation=report,
+            seconds=time.perf_counter() - started,
+        )
         return self.report
 
 
-def open_memory(store: MemoryStore, tenant_id: str, user_id: str, *, model: Model | None = None,
-                clock: Clock | None = None, write_policy: Any = None, policy: Policy = DEFAULT_POLICY,
-                session_id: str | None = None, tools: list[Any] | None = None,
-                default_profile: dict[str, Any] | None = None, model_settings: ModelSettings | None = None,
-                max_tool_output_chars: int | None = DEFAULT_MAX_TOOL_OUTPUT_CHARS, max_turns_kept: int = 8,
-                consolidation_model: Model | str | None | bool = True,
-                consolidation_timeout: float = consolidation.DEFAULT_TIMEOUT, recency: bool = True,
-                capture: PromptCapture | None = None, counter: TokenCounter = count_tokens,
-                max_model_calls: int = 6) -> MemorySession:
+def open_memory(
+    store: MemoryStore,
+    tenant_id: str,
+    user_id: str,
+    *,
+    model: Model | None = None,
+    clock: Clock | None = None,
+    write_policy: Any = None,
+    policy: Policy = DEFAULT_POLICY,
+    session_id: str | None = None,
+    tools: list[Any] | None = None,
+    default_profile: dict[str, Any] | None = None,
+    model_settings: ModelSettings | None = None,
+    max_tool_output_chars: int | None = DEFAULT_MAX_TOOL_OUTPUT_CHARS,
+    max_turns_kept: int = 8,
+    consolidation_model: Model | str | None | bool = True,
+    consolidation_timeout: float = consolidation.DEFAULT_TIMEOUT,
+    recency: bool = True,
+    capture: PromptCapture | None = None,
+    counter: TokenCounter = count_tokens,
+    max_model_calls: int = 6,
+) -> MemorySession:
     """Open one user's memory for a new session.
 
     model: the agent's model (default: `helpers.llm.get_model()`).
@@ -222,7 +303,9 @@ def open_memory(store: MemoryStore, tenant_id: str, user_id: str, *, model: Mode
     max_model_calls: per turn (the SDK's max_turns); a tool call and the answer are two.
     """
     if clock is not None and clock is not store.clock:
-        raise ValueError("store and state share one clock: open the store with MemoryStore.open(..., clock=...)")
+        raise ValueError(
+            "store and state share one clock: open the store with MemoryStore.open(..., clock=...)"
+        )
     if model is None:
         from helpers.llm import get_model  # loads the embedded model only when needed
 
@@ -239,17 +322,41 @@ def open_memory(store: MemoryStore, tenant_id: str, user_id: str, *, model: Mode
     if model_settings is not None:
         agent = agent.clone(model_settings=model_settings)
     capture.instructions = agent.instructions
-    session = TrimmingSession(session_id, max_turns=max_turns_kept, state=state,
-                              max_tool_output_chars=max_tool_output_chars)
-    run_config = RunConfig(tracing_disabled=True, call_model_input_filter=(
-        tool_output_filter(max_tool_output_chars) if max_tool_output_chars is not None else None))
+    session = TrimmingSession(
+        session_id,
+        max_turns=max_turns_kept,
+        state=state,
+        max_tool_output_chars=max_tool_output_chars,
+    )
+    run_config = RunConfig(
+        tracing_disabled=True,
+        call_model_input_filter=(
+            tool_output_filter(max_tool_output_chars) if max_tool_output_chars is not None else None
+        ),
+    )
     if consolidation_model is True:
         consolidation_model = model
-    return MemorySession(memory, state, agent, capture=capture, session=session, run_config=run_config,
-                         consolidation_model=consolidation_model or None,
-                         consolidation_timeout=consolidation_timeout, recency=recency,
-                         write_policy=write_policy, counter=counter,
-                         max_model_calls=max_model_calls)
+    return MemorySession(
+        memory,
+        state,
+        agent,
+        capture=capture,
+        session=session,
+        run_config=run_config,
+        consolidation_model=consolidation_model or None,
+        consolidation_timeout=consolidation_timeout,
+        recency=recency,
+        write_policy=write_policy,
+        counter=counter,
+        max_model_calls=max_model_calls,
+    )
 
 
-__all__ = ["MemorySession", "MovableClock", "SessionReport", "ToolCall", "TurnResult", "open_memory"]
+__all__ = [
+    "MemorySession",
+    "MovableClock",
+    "SessionReport",
+    "ToolCall",
+    "TurnResult",
+    "open_memory",
+]

@@ -26,20 +26,34 @@ from typing import Any
 from agents.items import ModelResponse
 from agents.models.interface import Model
 from agents.usage import Usage
-from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
+from openai.types.responses import (
+    ResponseFunctionToolCall,
+    ResponseOutputMessage,
+    ResponseOutputText,
+)
 
 MEMORY_TOOL = "save_memory_note"
 
 
 def _message(text: str, n: int) -> ModelResponse:
-    item = ResponseOutputMessage(type="message", id=f"msg_ref_{n}", role="assistant", status="completed",
-                                 content=[ResponseOutputText(type="output_text", text=text, annotations=[])])
+    item = ResponseOutputMessage(
+        type="message",
+        id=f"msg_ref_{n}",
+        role="assistant",
+        status="completed",
+        content=[ResponseOutputText(type="output_text", text=text, annotations=[])],
+    )
     return ModelResponse(output=[item], usage=Usage(requests=1), response_id=None)
 
 
 def _call(name: str, arguments: dict[str, Any], n: int) -> ModelResponse:
-    item = ResponseFunctionToolCall(type="function_call", id=f"fc_ref_{n}", call_id=f"call_ref_{n}",
-                                    name=name, arguments=json.dumps(arguments))
+    item = ResponseFunctionToolCall(
+        type="function_call",
+        id=f"fc_ref_{n}",
+        call_id=f"call_ref_{n}",
+        name=name,
+        arguments=json.dumps(arguments),
+    )
     return ModelResponse(output=[item], usage=Usage(requests=1), response_id=None)
 
 
@@ -74,9 +88,20 @@ class _Reference(Model):
     def __init__(self) -> None:
         self.calls = 0
 
-    async def get_response(self, system_instructions, input, model_settings, tools, output_schema,
-                           handoffs, tracing, *, previous_response_id=None, conversation_id=None,
-                           prompt=None) -> ModelResponse:
+    async def get_response(
+        self,
+        system_instructions,
+        input,
+        model_settings,
+        tools,
+        output_schema,
+        handoffs,
+        tracing,
+        *,
+        previous_response_id=None,
+        conversation_id=None,
+        prompt=None,
+    ) -> ModelResponse:
         self.calls += 1
         return self.respond(input, list(tools), output_schema)
 
@@ -101,8 +126,9 @@ _ORDER = re.compile(r"\b(?:remember|always|never|from now on|system|ignore|instr
 # Names, numbers and addresses in an order: what it plants as keywords.
 _TERM = re.compile(r"[\w.+-]+@[\w.-]+|\b[A-Z][a-z]+[A-Z]\w*|\b\w*\d\w*")
 # "This trip" wording, which a gullible model drops: a one-off becomes a lasting note.
-_ONE_OFF = re.compile(r"\b(?:for |on )?this (?:trip|time|once|flight|booking)(?: only)?\b,?\s*|\bonly\b,?\s*",
-                      re.I)
+_ONE_OFF = re.compile(
+    r"\b(?:for |on )?this (?:trip|time|once|flight|booking)(?: only)?\b,?\s*|\bonly\b,?\s*", re.I
+)
 
 
 class FallForEverything(_Reference):
@@ -115,7 +141,7 @@ class FallForEverything(_Reference):
             return _message(json.dumps(self.recombine(_shown_notes(model_input))), self.calls)
         items = _items(model_input)
         users = [i for i, item in enumerate(items) if _is_user(item)]
-        this_turn = items[users[-1] + 1:] if users else []
+        this_turn = items[users[-1] + 1 :] if users else []
         message = _content(items[users[-1]]) if users else ""
         called = [i for i in this_turn if i.get("type") == "function_call"]
         for tool in tools:  # read every document first
@@ -123,9 +149,13 @@ class FallForEverything(_Reference):
                 params = list(tool.params_json_schema.get("properties", {})) or ["query"]
                 return _call(tool.name, {params[0]: message}, self.calls)
         documents = {c.get("call_id") for c in called if c.get("name") != MEMORY_TOOL}
-        orders = [line.strip() for i in this_turn if i.get("type") == "function_call_output"
-                  and i.get("call_id") in documents
-                  for line in str(i.get("output", "")).splitlines() if _ORDER.search(line)]
+        orders = [
+            line.strip()
+            for i in this_turn
+            if i.get("type") == "function_call_output" and i.get("call_id") in documents
+            for line in str(i.get("output", "")).splitlines()
+            if _ORDER.search(line)
+        ]
         writes = self.writes(orders, message, [_content(items[i]) for i in users])
         done = sum(c.get("name") == MEMORY_TOOL for c in called)
         if any(t.name == MEMORY_TOOL for t in tools) and done < len(writes):
@@ -140,11 +170,15 @@ class FallForEverything(_Reference):
         for order in orders:
             terms = [t.lower() for t in _TERM.findall(order)]
             # The order itself, as an instruction to follow in every session (text and kind).
-            out.append({"text": order, "keywords": terms[:3] or ["instruction"], "kind": "procedure"})
+            out.append(
+                {"text": order, "keywords": terms[:3] or ["instruction"], "kind": "procedure"}
+            )
             # The user's own words, with the order's names riding along as keywords.
             clean = [t for t in terms if "@" not in t][:3]
             if clean:
-                out.append({"text": _ONE_OFF.sub("", message).strip(), "keywords": clean, "kind": "fact"})
+                out.append(
+                    {"text": _ONE_OFF.sub("", message).strip(), "keywords": clean, "kind": "fact"}
+                )
         # Every message so far, one-offs included, as a lasting note; earlier ones again, reworded.
         for n, text in enumerate(said, start=1):
             text = _ONE_OFF.sub("", text).strip() or text
@@ -154,12 +188,16 @@ class FallForEverything(_Reference):
     @staticmethod
     def recombine(notes: list[tuple[str, str, str]]) -> dict[str, Any]:
         """Merge the oldest and the newest note into one new "fact" made of their words."""
-        decisions = {i: {"id": i, "action": "keep", "other_id": "", "reason": "fine"} for i, _, _ in notes}
+        decisions = {
+            i: {"id": i, "action": "keep", "other_id": "", "reason": "fine"} for i, _, _ in notes
+        }
         written = []
         if len(notes) >= 2:
             (a, _, old), (b, _, new) = notes[0], notes[-1]
             text = " ".join(old.split()[:2] + new.split()[1:])
-            written.append({"text": text, "keywords": ["trip"], "kind": "fact", "source_ids": [a, b]})
+            written.append(
+                {"text": text, "keywords": ["trip"], "kind": "fact", "source_ids": [a, b]}
+            )
             decisions[a].update(action="merge")
             decisions[b].update(action="merge")
         return {"decisions": list(decisions.values()), "notes": written}
@@ -181,18 +219,32 @@ class ReplayModel(_Reference):
         self.steps = list(steps)
         self.prompts: list[str] = []
 
-    async def get_response(self, system_instructions, input, model_settings, tools, output_schema,
-                           handoffs, tracing, *, previous_response_id=None, conversation_id=None,
-                           prompt=None) -> ModelResponse:
+    async def get_response(
+        self,
+        system_instructions,
+        input,
+        model_settings,
+        tools,
+        output_schema,
+        handoffs,
+        tracing,
+        *,
+        previous_response_id=None,
+        conversation_id=None,
+        prompt=None,
+    ) -> ModelResponse:
         self.prompts.append(system_instructions or "")
-        return await super().get_response(system_instructions, input, model_settings, tools, output_schema,
-                                          handoffs, tracing)
+        return await super().get_response(
+            system_instructions, input, model_settings, tools, output_schema, handoffs, tracing
+        )
 
     def respond(self, model_input: Any, tools: list[Any], output_schema: Any) -> ModelResponse:
         step = self.steps.pop(0) if self.steps else "Done."
         if isinstance(step, dict) and "tool" in step:
             return _call(step["tool"], step.get("arguments", {}), self.calls)
-        text = json.dumps(plan_for(step["plan"], model_input)) if isinstance(step, dict) else str(step)
+        text = (
+            json.dumps(plan_for(step["plan"], model_input)) if isinstance(step, dict) else str(step)
+        )
         return _message(text, self.calls)
 
 
@@ -203,7 +255,9 @@ def plan_for(spec: dict[str, list[list[str]]], model_input: Any) -> dict[str, An
     def find(words: str) -> str:
         return next((i for i, _, t in notes if words.lower() in t.lower()), "")
 
-    decisions = {i: {"id": i, "action": "keep", "other_id": "", "reason": "scripted"} for i, _, _ in notes}
+    decisions = {
+        i: {"id": i, "action": "keep", "other_id": "", "reason": "scripted"} for i, _, _ in notes
+    }
     for action in ("supersede", "conflict"):
         for a, b in spec.get(action, []):
             if find(a) in decisions:

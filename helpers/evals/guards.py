@@ -15,7 +15,7 @@ from typing import Any
 
 @dataclass(frozen=True)
 class RunOptions:
-    """How the runner builds memory for a scenario. The defaults are the library's: every guard on."""
+    """How the runner builds memory for a scenario. The defaults: every guard on."""
 
     write_policy: Any = None  # a helpers.write_policy.WritePolicy; None: the library's default
     truncate_tool_output: bool = True  # the tool-output filter before every model call
@@ -44,19 +44,38 @@ def _gate_off(options: RunOptions) -> RunOptions:
 
 GUARDS: dict[str, tuple[str, Callable[[RunOptions], RunOptions]]] = {
     # name: (what it protects, how the runner switches it off)
-    "gate": ("the write policy refuses unsafe notes (injections, contact details, secrets, words the user "
-             "never said)", _gate_off),
-    "scope": ("'this time' wording in the user's sentence makes a note session-scoped, so it never reaches "
-              "long-term memory", lambda o: replace(o, write_policy=_write_policy_without("scope_by_sentence"))),
-    "grounding": ("names and numbers in a note must come from the user's own words",
-                  lambda o: replace(o, write_policy=_write_policy_without("ungrounded"))),
-    "truncation": ("oversized tool output is cut, with a marker, before it reaches the model",
-                   lambda o: replace(o, truncate_tool_output=False)),
-    "tenant": ("the store keys memory by tenant and user, not by user id alone",
-               lambda o: replace(o, tenant_keyed=False)),
-    "expiry": ("expired notes are not served as live by the store", lambda o: replace(o, expiry=False)),
-    "recency": ("in a conflict the newer note wins, whichever way round the model names them",
-                lambda o: replace(o, recency=False)),
+    "gate": (
+        "the write policy refuses unsafe notes (injections, contact details, secrets, words "
+        "the user "
+        "never said)",
+        _gate_off,
+    ),
+    "scope": (
+        "'this time' wording in the user's sentence makes a note session-scoped, so it never "
+        "reaches "
+        "long-term memory",
+        lambda o: replace(o, write_policy=_write_policy_without("scope_by_sentence")),
+    ),
+    "grounding": (
+        "names and numbers in a note must come from the user's own words",
+        lambda o: replace(o, write_policy=_write_policy_without("ungrounded")),
+    ),
+    "truncation": (
+        "oversized tool output is cut, with a marker, before it reaches the model",
+        lambda o: replace(o, truncate_tool_output=False),
+    ),
+    "tenant": (
+        "the store keys memory by tenant and user, not by user id alone",
+        lambda o: replace(o, tenant_keyed=False),
+    ),
+    "expiry": (
+        "expired notes are not served as live by the store",
+        lambda o: replace(o, expiry=False),
+    ),
+    "recency": (
+        "in a conflict the newer note wins, whichever way round the model names them",
+        lambda o: replace(o, recency=False),
+    ),
 }
 
 

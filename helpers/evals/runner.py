@@ -1,4 +1,4 @@
-"""Running one scenario: seed a store, run each session through the lifecycle API, read memory back."""
+"""One scenario: seed a store, run each session through the lifecycle API, read memory back."""
 
 from __future__ import annotations
 
@@ -14,7 +14,12 @@ from helpers.budget import TokenCounter, count_tokens
 from helpers.evals.agents import ReplayModel
 from helpers.evals.guards import RunOptions
 from helpers.evals.scenarios import Scenario, SessionSpec, scenario_tool
-from helpers.lifecycle import DEFAULT_MAX_TOOL_OUTPUT_CHARS, MovableClock, SessionReport, open_memory
+from helpers.lifecycle import (
+    DEFAULT_MAX_TOOL_OUTPUT_CHARS,
+    MovableClock,
+    SessionReport,
+    open_memory,
+)
 from helpers.policy import DEFAULT_POLICY, Policy
 from helpers.state import LedgerEntry, MemoryNote, MemoryState
 from helpers.store import MemoryStore, UserMemory
@@ -39,22 +44,32 @@ class SessionOutcome:
     state: MemoryState | None = None
     report: SessionReport | None = None
     ledger: list[LedgerEntry] = field(default_factory=list)
-    stored: list[MemoryNote] = field(default_factory=list)  # the user's notes after the session, any status
+    stored: list[MemoryNote] = field(
+        default_factory=list
+    )  # the user's notes after the session, any status
     staged: list[MemoryNote] = field(default_factory=list)
-    live: list[MemoryNote] = field(default_factory=list)  # what the store serves as live after the session
+    live: list[MemoryNote] = field(
+        default_factory=list
+    )  # what the store serves as live after the session
     profile: dict[str, Any] = field(default_factory=dict)
-    captured: list[str] = field(default_factory=list)  # "scope: text" of the notes the session wrote
+    captured: list[str] = field(
+        default_factory=list
+    )  # "scope: text" of the notes the session wrote
     consolidation: str = ""
 
     @property
     def tool_outputs(self) -> list[str]:
-        return [str(i.get("output", "")) for items in self.inputs for i in items
-                if isinstance(i, dict) and str(i.get("type", "")).endswith("_call_output")]
+        return [
+            str(i.get("output", ""))
+            for items in self.inputs
+            for i in items
+            if isinstance(i, dict) and str(i.get("type", "")).endswith("_call_output")
+        ]
 
 
 @dataclass
 class Outcome:
-    """A scenario's run: one SessionOutcome per session, plus what the checks across sessions need."""
+    """A scenario's run: one SessionOutcome per session, and what checks across sessions need."""
 
     scenario: Scenario
     sessions: list[SessionOutcome] = field(default_factory=list)
@@ -75,7 +90,9 @@ class Outcome:
     consolidation = property(lambda self: "; ".join(s.consolidation for s in self.sessions))
 
 
-def _seed(store: MemoryStore, tenant: str, user: str, profile: dict | None, notes: list[dict]) -> UserMemory:
+def _seed(
+    store: MemoryStore, tenant: str, user: str, profile: dict | None, notes: list[dict]
+) -> UserMemory:
     handle = store.for_user(tenant, user)
     if profile:
         handle.save_profile(profile)
@@ -84,18 +101,28 @@ def _seed(store: MemoryStore, tenant: str, user: str, profile: dict | None, note
 
 
 def _notes(exported: dict[str, Any]) -> list[MemoryNote]:
-    return [MemoryNote.from_dict({k: v for k, v in n.items() if k not in ("session_id", "superseded_at")})
-            for n in exported["notes"]]
+    return [
+        MemoryNote.from_dict(
+            {k: v for k, v in n.items() if k not in ("session_id", "superseded_at")}
+        )
+        for n in exported["notes"]
+    ]
 
 
 def _error(where: str, error: Exception) -> str:
     return f"{where}: {type(error).__name__}: {str(error)[:200]}"
 
 
-async def run_scenario(scenario: Scenario, model: Model | None = None, *, adversary: bool = False,
-                       policy: Policy = DEFAULT_POLICY, options: RunOptions = RunOptions(),
-                       counter: TokenCounter = count_tokens) -> Outcome:
-    """Seed a fresh store, run each session through `helpers.lifecycle`, read back what memory holds.
+async def run_scenario(
+    scenario: Scenario,
+    model: Model | None = None,
+    *,
+    adversary: bool = False,
+    policy: Policy = DEFAULT_POLICY,
+    options: RunOptions = RunOptions(),
+    counter: TokenCounter = count_tokens,
+) -> Outcome:
+    """Seed a fresh store, run each session through `helpers.lifecycle`, read back memory.
 
     model: the agent (a reference agent, or the real model); adversary=True replays each
     session's `adversary` script instead. `options` switches guards off (see guards.py).
@@ -110,22 +137,43 @@ async def run_scenario(scenario: Scenario, model: Model | None = None, *, advers
     tools = [scenario_tool(k, v) for k, v in scenario.data.get("tools", {}).items()]
     max_chars = scenario.data.get("max_tool_output_chars", DEFAULT_MAX_TOOL_OUTPUT_CHARS)
     # Short answers keep the suite fast; the checks are about memory, not prose.
-    settings = ModelSettings(tool_choice=scenario.data.get("tool_choice"), max_tokens=ANSWER_MAX_TOKENS)
+    settings = ModelSettings(
+        tool_choice=scenario.data.get("tool_choice"), max_tokens=ANSWER_MAX_TOKENS
+    )
     with MemoryStore.open(":memory:", clock=clock, expiry=options.expiry) as store:
         neighbours = {}
         for n in scenario.neighbours:
-            handle = _seed(store, tenant_of(n["tenant"]), n["user"], n.get("profile"), n.get("notes", []))
+            handle = _seed(
+                store, tenant_of(n["tenant"]), n["user"], n.get("profile"), n.get("notes", [])
+            )
             neighbours[(n["tenant"], n["user"])] = handle.export_json()
-        user = _seed(store, tenant_of(scenario.tenant), scenario.user, scenario.data.get("profile"),
-                     scenario.data.get("notes", []))
+        user = _seed(
+            store,
+            tenant_of(scenario.tenant),
+            scenario.user,
+            scenario.data.get("profile"),
+            scenario.data.get("notes", []),
+        )
         for index, spec in enumerate(specs, start=1):
             clock.set(spec.at)
             agent = ReplayModel(spec.adversary) if adversary else model
             session_id = f"eval:{scenario.name}" + (f":{index}" if len(specs) > 1 else "")
-            out.sessions.append(await _run_session(
-                store, user, spec, agent, session_id=session_id, policy=policy, options=options, tools=tools,
-                max_chars=max_chars if options.truncate_tool_output else None, settings=settings,
-                plan_model=agent if scenario.data.get("consolidate") == "model" else None, counter=counter))
+            out.sessions.append(
+                await _run_session(
+                    store,
+                    user,
+                    spec,
+                    agent,
+                    session_id=session_id,
+                    policy=policy,
+                    options=options,
+                    tools=tools,
+                    max_chars=max_chars if options.truncate_tool_output else None,
+                    settings=settings,
+                    plan_model=agent if scenario.data.get("consolidate") == "model" else None,
+                    counter=counter,
+                )
+            )
         for (tenant, user_id), before in neighbours.items():
             if (tenant, user_id) != (scenario.tenant, scenario.user):
                 if store.for_user(tenant_of(tenant), user_id).export_json() != before:
@@ -133,15 +181,37 @@ async def run_scenario(scenario: Scenario, model: Model | None = None, *, advers
     return out
 
 
-async def _run_session(store: MemoryStore, user: UserMemory, spec: SessionSpec, model: Model, *,
-                       session_id: str, policy: Policy, options: RunOptions, tools: list[Any],
-                       max_chars: int | None, settings: ModelSettings, plan_model: Model | None,
-                       counter: TokenCounter) -> SessionOutcome:
+async def _run_session(
+    store: MemoryStore,
+    user: UserMemory,
+    spec: SessionSpec,
+    model: Model,
+    *,
+    session_id: str,
+    policy: Policy,
+    options: RunOptions,
+    tools: list[Any],
+    max_chars: int | None,
+    settings: ModelSettings,
+    plan_model: Model | None,
+    counter: TokenCounter,
+) -> SessionOutcome:
     out = SessionOutcome(spec)
-    session = open_memory(store, user.tenant_id, user.user_id, model=model, write_policy=options.write_policy,
-                          policy=policy, session_id=session_id, tools=tools, model_settings=settings,
-                          max_tool_output_chars=max_chars, consolidation_model=plan_model,
-                          recency=options.recency, counter=counter)
+    session = open_memory(
+        store,
+        user.tenant_id,
+        user.user_id,
+        model=model,
+        write_policy=options.write_policy,
+        policy=policy,
+        session_id=session_id,
+        tools=tools,
+        model_settings=settings,
+        max_tool_output_chars=max_chars,
+        consolidation_model=plan_model,
+        recency=options.recency,
+        counter=counter,
+    )
     out.state = session.state
     for message in spec.turns:
         started = time.perf_counter()
@@ -153,7 +223,9 @@ async def _run_session(store: MemoryStore, user: UserMemory, spec: SessionSpec, 
             if turn.token_source != "model usage":
                 out.token_source = turn.token_source
         except Exception as error:  # noqa: BLE001 - a crash is a result to report, not to hide
-            out.errors.append(_error(f"session {session_id} turn {session.state.turn_index}", error))
+            out.errors.append(
+                _error(f"session {session_id} turn {session.state.turn_index}", error)
+            )
             out.answers.append("")
         out.model_calls.append(len(session.capture.calls) - calls_before)
         out.seconds.append(time.perf_counter() - started)

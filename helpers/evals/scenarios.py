@@ -29,13 +29,21 @@ EVAL_NOW = COURSE_NOW  # a single-session scenario happens on the course's pinne
 
 _STRINGS = {"type": "array", "items": {"type": "string", "minLength": 1}}
 CHECK_SCHEMA = {
-    "type": "object", "additionalProperties": False,
+    "type": "object",
+    "additionalProperties": False,
     "properties": {
-        "prompt_contains": _STRINGS, "prompt_lacks": _STRINGS,
-        "answer_mentions": _STRINGS, "answer_lacks": _STRINGS, "answer_nonempty": {"type": "boolean"},
-        "live_contains": _STRINGS, "live_lacks": _STRINGS, "memory_lacks": _STRINGS,
-        "superseded": {"type": "array", "items": {"type": "array", "items": {"type": "string"},
-                                                   "minItems": 2, "maxItems": 2}},
+        "prompt_contains": _STRINGS,
+        "prompt_lacks": _STRINGS,
+        "answer_mentions": _STRINGS,
+        "answer_lacks": _STRINGS,
+        "answer_nonempty": {"type": "boolean"},
+        "live_contains": _STRINGS,
+        "live_lacks": _STRINGS,
+        "memory_lacks": _STRINGS,
+        "superseded": {
+            "type": "array",
+            "items": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 2},
+        },
         "tool_outputs_within": {"type": "integer", "minimum": 100},
         "tool_output_mentions": _STRINGS,
         "refused_writes": {"type": "integer", "minimum": 1},
@@ -43,34 +51,74 @@ CHECK_SCHEMA = {
     },
 }
 _SESSION = {
-    "turns": {**_STRINGS, "minItems": 1}, "must": CHECK_SCHEMA, "should": CHECK_SCHEMA,
-    "facts": _STRINGS, "adversary": {"type": "array"},
+    "turns": {**_STRINGS, "minItems": 1},
+    "must": CHECK_SCHEMA,
+    "should": CHECK_SCHEMA,
+    "facts": _STRINGS,
+    "adversary": {"type": "array"},
 }
-_USER = {"tenant": {"type": "string", "minLength": 1}, "user": {"type": "string", "minLength": 1},
-         "profile": {"type": "object"}, "notes": {"type": "array", "items": {"type": "object"}}}
+_USER = {
+    "tenant": {"type": "string", "minLength": 1},
+    "user": {"type": "string", "minLength": 1},
+    "profile": {"type": "object"},
+    "notes": {"type": "array", "items": {"type": "object"}},
+}
 SCENARIO_SCHEMA = {
-    "type": "object", "additionalProperties": False,
+    "type": "object",
+    "additionalProperties": False,
     "required": ["name", "title", "why", "tenant", "user"],
-    "oneOf": [{"required": ["turns", "must"], "not": {"required": ["sessions"]}},
-              {"required": ["sessions"], "not": {"anyOf": [{"required": k} for k in
-                                                           (["turns"], ["must"], ["should"], ["facts"])]}}],
+    "oneOf": [
+        {"required": ["turns", "must"], "not": {"required": ["sessions"]}},
+        {
+            "required": ["sessions"],
+            "not": {
+                "anyOf": [{"required": k} for k in (["turns"], ["must"], ["should"], ["facts"])]
+            },
+        },
+    ],
     "properties": {
-        "name": {"type": "string", "pattern": "^[a-z0-9_]+$"}, "title": {"type": "string"},
-        "why": {"type": "string"}, "guard": {"type": "string"}, **_USER,
-        "neighbours": {"type": "array", "items": {
-            "type": "object", "required": ["tenant", "user", "canaries"], "additionalProperties": False,
-            "properties": {**_USER, "canaries": {**_STRINGS, "minItems": 1}}}},
-        "tools": {"type": "object", "additionalProperties": {
-            "type": "object", "required": ["description", "parameter", "output"], "additionalProperties": False,
-            "properties": {"description": {"type": "string"}, "parameter": {"type": "string"},
-                           "output": {"type": "string"}, "repeat": {"type": "integer", "minimum": 1}}}},
+        "name": {"type": "string", "pattern": "^[a-z0-9_]+$"},
+        "title": {"type": "string"},
+        "why": {"type": "string"},
+        "guard": {"type": "string"},
+        **_USER,
+        "neighbours": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["tenant", "user", "canaries"],
+                "additionalProperties": False,
+                "properties": {**_USER, "canaries": {**_STRINGS, "minItems": 1}},
+            },
+        },
+        "tools": {
+            "type": "object",
+            "additionalProperties": {
+                "type": "object",
+                "required": ["description", "parameter", "output"],
+                "additionalProperties": False,
+                "properties": {
+                    "description": {"type": "string"},
+                    "parameter": {"type": "string"},
+                    "output": {"type": "string"},
+                    "repeat": {"type": "integer", "minimum": 1},
+                },
+            },
+        },
         "tool_choice": {"enum": ["auto", "required"]},
         "max_tool_output_chars": {"type": "integer", "minimum": 100},
         "consolidate": {"enum": ["rules", "model"]},
         **_SESSION,
-        "sessions": {"type": "array", "minItems": 2, "items": {
-            "type": "object", "additionalProperties": False, "required": ["at", "turns", "must"],
-            "properties": {"at": {"type": "string"}, **_SESSION}}},
+        "sessions": {
+            "type": "array",
+            "minItems": 2,
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["at", "turns", "must"],
+                "properties": {"at": {"type": "string"}, **_SESSION},
+            },
+        },
     },
 }
 
@@ -78,8 +126,14 @@ SCENARIO_SCHEMA = {
 DEFAULT_NEIGHBOUR = {
     "tenant": "globex-trips",
     "profile": {"name": "Maya Chen", "home_city": "Reykjavik"},
-    "notes": [{"text": "Collects antique barometers", "observed_at": "2026-05-05",
-               "keywords": ["hobby"], "source_ref": "session:2026-05-05#turn1"}],
+    "notes": [
+        {
+            "text": "Collects antique barometers",
+            "observed_at": "2026-05-05",
+            "keywords": ["hobby"],
+            "source_ref": "session:2026-05-05#turn1",
+        }
+    ],
     "canaries": ["barometer", "Reykjavik"],
 }
 
@@ -129,8 +183,17 @@ class Scenario:
     @property
     def sessions(self) -> list[SessionSpec]:
         specs = self.data.get("sessions") or [{**self.data, "at": EVAL_NOW}]
-        return [SessionSpec(s["at"], s["turns"], s["must"], s.get("should", {}), s.get("facts", []),
-                            s.get("adversary", [])) for s in specs]
+        return [
+            SessionSpec(
+                s["at"],
+                s["turns"],
+                s["must"],
+                s.get("should", {}),
+                s.get("facts", []),
+                s.get("adversary", []),
+            )
+            for s in specs
+        ]
 
     @property
     def turns(self) -> list[str]:
@@ -138,7 +201,9 @@ class Scenario:
         return [t for s in self.sessions for t in s.turns]
 
     @property
-    def must(self) -> dict[str, Any]:  # the last session's (the only one in a single-session scenario)
+    def must(
+        self,
+    ) -> dict[str, Any]:  # the last session's (the only one in a single-session scenario)
         return self.sessions[-1].must
 
     @property
@@ -154,7 +219,9 @@ def scenario_dir() -> Path:
     return data_dir() / "evals"
 
 
-def load_scenarios(names: Iterable[str] | None = None, directory: Path | None = None) -> list[Scenario]:
+def load_scenarios(
+    names: Iterable[str] | None = None, directory: Path | None = None
+) -> list[Scenario]:
     """The scenarios in data/evals/ (sorted by name), or the named ones in the given order."""
     directory = directory or scenario_dir()
     found = {p.stem: p for p in sorted(directory.glob("*.json"))}
@@ -165,13 +232,15 @@ def load_scenarios(names: Iterable[str] | None = None, directory: Path | None = 
     scenarios = [Scenario(json.loads(found[n].read_text(encoding="utf-8"))) for n in wanted]
     for path_name, scenario in zip(wanted, scenarios):
         if scenario.name != path_name:
-            raise ValueError(f"{found[path_name].name} holds scenario {scenario.name!r}; "
-                             f"name it {scenario.name}.json")
+            raise ValueError(
+                f"{found[path_name].name} holds scenario {scenario.name!r}; "
+                f"name it {scenario.name}.json"
+            )
     return scenarios
 
 
 def scenario_tool(name: str, spec: dict[str, Any]) -> FunctionTool:
-    """A tool whose output is the scenario's text (a web page, a search result), optionally repeated."""
+    """A tool whose output is the scenario's text (a web page, a search result), maybe repeated."""
     output = spec["output"]
     if "repeat" in spec:
         output = "\n".join(output.format(n=n) for n in range(1, spec["repeat"] + 1))
@@ -180,10 +249,27 @@ def scenario_tool(name: str, spec: dict[str, Any]) -> FunctionTool:
     async def invoke(ctx: Any, arguments: str) -> str:
         return output
 
-    return FunctionTool(name=name, description=spec["description"], on_invoke_tool=invoke,
-                        params_json_schema={"type": "object", "properties": {param: {"type": "string"}},
-                                            "required": [param], "additionalProperties": False})
+    return FunctionTool(
+        name=name,
+        description=spec["description"],
+        on_invoke_tool=invoke,
+        params_json_schema={
+            "type": "object",
+            "properties": {param: {"type": "string"}},
+            "required": [param],
+            "additionalProperties": False,
+        },
+    )
 
 
-__all__ = ["CHECK_SCHEMA", "DEFAULT_NEIGHBOUR", "EVAL_NOW", "SCENARIO_SCHEMA", "Scenario", "SessionSpec",
-           "load_scenarios", "scenario_dir", "scenario_tool"]
+__all__ = [
+    "CHECK_SCHEMA",
+    "DEFAULT_NEIGHBOUR",
+    "EVAL_NOW",
+    "SCENARIO_SCHEMA",
+    "Scenario",
+    "SessionSpec",
+    "load_scenarios",
+    "scenario_dir",
+    "scenario_tool",
+]

@@ -36,7 +36,11 @@ class SuiteResult:
     @property
     def capture_recall(self) -> float | None:
         """Over every scenario that states durable facts (each scenario weighs the same)."""
-        values = [r.metrics["capture_recall"] for r in self.results if r.metrics["capture_recall"] is not None]
+        values = [
+            r.metrics["capture_recall"]
+            for r in self.results
+            if r.metrics["capture_recall"] is not None
+        ]
         return sum(values) / len(values) if values else None
 
     def table(self, timing: bool = True) -> str:
@@ -53,25 +57,38 @@ def _pct(value: float | None) -> str:
 
 def format_table(suite: SuiteResult, timing: bool = True) -> str:
     """The suite as a fixed-width table, then the failures and the should-misses."""
-    head = (f"{'scenario':<30} {'result':<6} {'must':>5} {'should':>6} {'recall':>6} {'leak':>4} "
-            f"{'tok/turn':>8} {'calls/turn':>10}") + (f" {'s/turn':>6}" if timing else "")
+    head = (
+        f"{'scenario':<30} {'result':<6} {'must':>5} {'should':>6} {'recall':>6} {'leak':>4} "
+        f"{'tok/turn':>8} {'calls/turn':>10}"
+    ) + (f" {'s/turn':>6}" if timing else "")
     lines = [head, "-" * len(head)]
     for r in suite.results:
         m = r.metrics
-        line = (f"{r.name:<30} {'PASS' if r.passed else 'FAIL':<6} {_ratio(r.must_met):>5} "
-                f"{_ratio(r.should_met):>6} {_pct(m['capture_recall']):>6} {int(m['leakage'] or 0):>4} "
-                f"{m['input_tokens_per_turn']:>8.0f} {m['model_calls_per_turn']:>10.1f}")
+        line = (
+            f"{r.name:<30} {'PASS' if r.passed else 'FAIL':<6} {_ratio(r.must_met):>5} "
+            f"{_ratio(r.should_met):>6} {_pct(m['capture_recall']):>6} {int(m['leakage'] or 0):>4} "
+            f"{m['input_tokens_per_turn']:>8.0f} {m['model_calls_per_turn']:>10.1f}"
+        )
         lines.append(line + (f" {m['seconds_per_turn']:>6.1f}" if timing else ""))
     passed = sum(r.passed for r in suite.results)
     off = f"; guards off: {', '.join(suite.guards_off)}" if suite.guards_off else ""
-    lines.append(f"{passed}/{len(suite.results)} scenarios passed on {suite.model_label}{off}; "
-                 f"capture recall {_pct(suite.capture_recall)}")
+    lines.append(
+        f"{passed}/{len(suite.results)} scenarios passed on {suite.model_label}{off}; "
+        f"capture recall {_pct(suite.capture_recall)}"
+    )
     sources = sorted({s for r in suite.results for s in r.token_source.split(", ")})
-    lines.append(f"must/should: checks met (must counts the invariants as one); recall: durable facts stated "
-                 f"that reached memory; tok/turn: input tokens per user turn ({', '.join(sources)})")
+    lines.append(
+        f"must/should: checks met (must counts the invariants as one); "
+        f"recall: durable facts stated "
+        f"that reached memory; tok/turn: input tokens per user turn ({', '.join(sources)})"
+    )
     lines += [f"FAIL {r.name}: {p}" for r in suite.results for p in r.failures]
     lines += [f"miss {r.name}: {p}" for r in suite.results for p in r.misses]
-    lines += [f"judge {r.name}: {r.judge['score']}/5 {r.judge['reason']}" for r in suite.results if r.judge]
+    lines += [
+        f"judge {r.name}: {r.judge['score']}/5 {r.judge['reason']}"
+        for r in suite.results
+        if r.judge
+    ]
     return "\n".join(lines)
 
 
@@ -87,12 +104,17 @@ def compare_table(suites: Iterable[SuiteResult]) -> str:
         cells = []
         for suite in suites:
             r = next((r for r in suite.results if r.name == name), None)
-            cells.append("-" if r is None else
-                         f"{'PASS' if r.passed else 'FAIL'} must {_ratio(r.must_met)} recall "
-                         f"{_pct(r.metrics['capture_recall'])}")
+            cells.append(
+                "-"
+                if r is None
+                else f"{'PASS' if r.passed else 'FAIL'} must {_ratio(r.must_met)} recall "
+                f"{_pct(r.metrics['capture_recall'])}"
+            )
         lines.append(f"{name:<30}" + "".join(f"{c:>{width}}" for c in cells))
-    totals = [f"{sum(r.passed for r in s.results)}/{len(s.results)} pass, recall {_pct(s.capture_recall)}"
-              for s in suites]
+    totals = [
+        f"{sum(r.passed for r in s.results)}/{len(s.results)} pass, recall {_pct(s.capture_recall)}"
+        for s in suites
+    ]
     lines.append(f"{'total':<30}" + "".join(f"{t:>{width}}" for t in totals))
     return "\n".join(lines)
 
@@ -100,14 +122,23 @@ def compare_table(suites: Iterable[SuiteResult]) -> str:
 def _label(model: Model | None, adversary: bool) -> str:
     if adversary:
         return "the adversary (replayed worst-case model)"
-    return str(getattr(model, "name", None) or getattr(model, "model", None) or type(model).__name__)
+    return str(
+        getattr(model, "name", None) or getattr(model, "model", None) or type(model).__name__
+    )
 
 
-async def run_suite(scenarios: Iterable[Scenario] | None = None, model: Model | None = None, *,
-                    adversary: bool = False, disable: Iterable[str] = (), options: RunOptions | None = None,
-                    policy: Policy = DEFAULT_POLICY, judge: Model | bool | None = None,
-                    counter: TokenCounter = count_tokens,
-                    progress: Callable[[str], None] | None = None) -> SuiteResult:
+async def run_suite(
+    scenarios: Iterable[Scenario] | None = None,
+    model: Model | None = None,
+    *,
+    adversary: bool = False,
+    disable: Iterable[str] = (),
+    options: RunOptions | None = None,
+    policy: Policy = DEFAULT_POLICY,
+    judge: Model | bool | None = None,
+    counter: TokenCounter = count_tokens,
+    progress: Callable[[str], None] | None = None,
+) -> SuiteResult:
     """Run scenarios (default: all) on `model` (default: get_model()) or, with adversary=True, on
     each session's adversary script. `disable` switches guards off by name (see GUARDS).
 
@@ -134,8 +165,14 @@ async def run_suite(scenarios: Iterable[Scenario] | None = None, model: Model | 
     started = time.perf_counter()
     for scenario in scenarios:
         t0 = time.perf_counter()
-        outcome = await run_scenario(scenario, None if adversary else model, adversary=adversary,
-                                     policy=policy, options=options, counter=counter)
+        outcome = await run_scenario(
+            scenario,
+            None if adversary else model,
+            adversary=adversary,
+            policy=policy,
+            options=options,
+            counter=counter,
+        )
         result = evaluate(outcome, time.perf_counter() - t0)
         if judge and outcome.answers:
             try:
@@ -144,8 +181,10 @@ async def run_suite(scenarios: Iterable[Scenario] | None = None, model: Model | 
                 result.judge = {"score": 0, "reason": f"judge failed: {type(error).__name__}"}
         results.append(result)
         if progress:
-            progress(f"{scenario.name}: {'PASS' if result.passed else 'FAIL'} "
-                     f"({result.seconds:.1f} s, {result.model_calls} model calls)")
+            progress(
+                f"{scenario.name}: {'PASS' if result.passed else 'FAIL'} "
+                f"({result.seconds:.1f} s, {result.model_calls} model calls)"
+            )
     return SuiteResult(results, time.perf_counter() - started, _label(model, adversary), disable)
 
 
