@@ -70,7 +70,9 @@ def synthetic_history(
     supersedes the earlier note, as consolidation would.
     """
     rng = random.Random(seed)
-    transcripts, notes, latest = [], [], {}
+    transcripts: list[list[dict[str, str]]] = []
+    notes: list[MemoryNote] = []
+    latest: dict[str, MemoryNote] = {}
     for i in range(sessions):
         day = (HISTORY_START + timedelta(days=7 * i)).date().isoformat()
         city, airline = rng.choice(_CITIES), rng.choice(_AIRLINES)

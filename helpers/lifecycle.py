@@ -24,11 +24,12 @@ from typing import Any
 from agents import Agent, ModelSettings, RunConfig
 from agents.items import ToolCallItem, ToolCallOutputItem
 from agents.models.interface import Model
+from openai.types.responses import ResponseFunctionToolCall
 
 from helpers import consolidation
 from helpers.budget import TokenCounter, count_tokens
 from helpers.concierge import make_concierge, run_turn
-from helpers.hooks import CapturedCall, PromptCapture
+from helpers.hooks import CapturedCall, MemoryInstructions, PromptCapture
 from helpers.policy import DEFAULT_POLICY, Policy
 from helpers.state import Clock, LedgerEntry, MemoryNote, MemoryState, parse_time
 from helpers.store import MemoryStore, UserMemory
@@ -137,6 +138,21 @@ def _estimate(calls: list[CapturedCall], counter: TokenCounter) -> int:
     )
 
 
+def _tool_calls(items: list[Any]) -> list[ToolCall]:
+    """The function calls of a run, each with the output it got."""
+    outputs = {}
+    for item in items:
+        if isinstance(item, ToolCallOutputItem):
+            raw = item.raw_item
+            call_id = raw.get("call_id") if isinstance(raw, dict) else getattr(raw, "call_id", None)
+            outputs[call_id] = str(item.output)
+    return [
+        ToolCall(item.raw_item.name, item.raw_item.arguments, outputs.get(item.raw_item.call_id))
+        for item in items
+        if isinstance(item, ToolCallItem) and isinstance(item.raw_item, ResponseFunctionToolCall)
+    ]
+
+
 class MemorySession:
     """One conversation with one user's memory; made by `open_memory`."""
 
@@ -198,18 +214,7 @@ class MemorySession:
         if not used:  # scripted models report no usage: count what they were sent
             used = _estimate(calls, self.counter)
             source = "o200k_base estimate" if self.counter is count_tokens else "counted"
-        outputs = {
-            getattr(i.raw_item, "call_id", None)
-            if not isinstance(i.raw_item, dict)
-            else i.raw_item.get("call_id"): str(i.output)
-            for i in result.new_items
-            if isinstance(i, ToolCallOutputItem)
-        }
-        tool_calls = [
-            ToolCall(i.raw_item.name, i.raw_item.arguments, outputs.get(i.raw_item.call_id))
-            for i in result.new_items
-            if isinstance(i, ToolCallItem) and hasattr(i.raw_item, "name")
-        ]
+        tool_calls = _tool_calls(result.new_items)
         turn = TurnResult(
             turn=self.state.turn_index,
             message=message,
@@ -253,11 +258,11 @@ class MemorySession:
         ]
         self.memory.commit_consolidation(self.session_id, changed)
         decisions = report.decisions.values()
+        added = [d.note_id for d in decisions if d.outcome == "added"] + report.created
         self.report = SessionReport(
             session_id=self.session_id,
             captured=captured,
-            added=[state.find_note(d.note_id) for d in decisions if d.outcome == "added"]
-            + [state.find_note(i) for i in report.created],
+            added=[n for i in added if (n := state.find_note(i)) is not None],
             retired=[d for d in decisions if d.outcome in ("duplicate", "merged", "superseded")],
             dropped=report.dropped,
             needs_user=list(report.needs_user),
@@ -315,13 +320,14 @@ def open_memory(
     state = memory.load_state(default_profile, session_id=session_id)
     state.clock = store.clock
     if write_policy is not None:
-        state.write_policy = write_policy  # read by the capture tool (helpers.write_policy)
+        setattr(state, "write_policy", write_policy)  # read by the capture tool
     capture = capture if capture is not None else PromptCapture()
     state.turn_index = max(capture.turns(), default=0)
     agent = make_concierge(model=model, policy=policy, tools=[save_memory_note, *(tools or [])])
     if model_settings is not None:
         agent = agent.clone(model_settings=model_settings)
-    capture.instructions = agent.instructions
+    if isinstance(agent.instructions, MemoryInstructions):  # so the capture keeps each rendering
+        capture.instructions = agent.instructions
     session = TrimmingSession(
         session_id,
         max_turns=max_turns_kept,

@@ -77,7 +77,8 @@ def _is_user(item: dict[str, Any]) -> bool:
 def _shown_notes(model_input: Any) -> list[tuple[str, str, str]]:
     """The (id, date, text) lines of the consolidator's input."""
     text = "\n".join(_content(i) for i in _items(model_input))
-    return [tuple(line.split(" | ", 2)) for line in text.splitlines() if line.count(" | ") >= 2]
+    rows = [line.split(" | ", 2) for line in text.splitlines() if line.count(" | ") >= 2]
+    return [(i, date, note) for i, date, note in rows]
 
 
 class _Reference(Model):

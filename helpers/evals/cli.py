@@ -6,7 +6,7 @@ import argparse
 import asyncio
 import sys
 
-from helpers.budget import count_tokens
+from helpers.budget import TokenCounter, count_tokens
 from helpers.economics import economics_table, token_economics
 from helpers.evals.agents import REFERENCE_AGENTS
 from helpers.evals.guards import GUARDS
@@ -95,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     if references:
         print(f"\nbeside the reference agents:\n{compare_table([suite, *references])}")
     if not args.no_economics:
-        counter, name = count_tokens, "o200k_base"
+        counter: TokenCounter = count_tokens
+        name = "o200k_base"
         if args.counter == "model":
             from helpers.llm import active_backend, token_counter
 

@@ -156,7 +156,7 @@ async def run_scenario(
         )
         for index, spec in enumerate(specs, start=1):
             clock.set(spec.at)
-            agent = ReplayModel(spec.adversary) if adversary else model
+            agent = ReplayModel(spec.adversary) if adversary or model is None else model
             session_id = f"eval:{scenario.name}" + (f":{index}" if len(specs) > 1 else "")
             out.sessions.append(
                 await _run_session(
