@@ -83,6 +83,11 @@ def _confusables() -> dict[int, str]:
     return table
 
 
+# Latin letters with a stroke or ligatures have no decomposition to strip: fold them by hand.
+_STROKES = str.maketrans({"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D", "ħ": "h", "ı": "i",
+                          "ß": "ss", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "þ": "th", "ð": "d"})
+
+
 def _visible(text: str) -> str:
     """Drop what a reader cannot see and fold look-alikes, so the rules see what a reader reads."""
     text = unicodedata.normalize("NFKC", _LINE_BREAKS.sub("\n", text))
@@ -90,7 +95,7 @@ def _visible(text: str) -> str:
         decomposed = unicodedata.normalize("NFD", text)
         kept = "".join(ch for ch in decomposed
                        if unicodedata.category(ch) not in ("Cf", "Mn", "Me") and ch not in _BLANK_LETTERS)
-        text = unicodedata.normalize("NFC", kept).translate(_confusables())
+        text = unicodedata.normalize("NFC", kept).translate(_STROKES).translate(_confusables())
     return text
 
 
@@ -300,6 +305,7 @@ _secret_patterns = _any(
     rf"(?<![\w-]){_SECRET_WORD}(?![\w-])\s*(?:\(\w+\)\s*)?{_VALUE_VERBS}\s*[\"'`]?\S{{2,}}",
     rf"(?<![\w-]){_SECRET_WORD}(?![\w-])\s*[\"'`]?(?=\S*[\d!@#$%^&*?])\S{{3,}}",
     rf"(?<![\w-]){_SECRET_WORD}(?![\w-])[^\n\d]{{0,12}}?(?<![\d-])\d{{4,8}}(?![\d-])",
+    rf"\S{{3,}} (?:is|as) (?:my|her|his|their|the|our) (?:\w+ )?{_SECRET_WORD}\b",
     r"\b(?:login|logon|pass|credentials?|user(?:name)?/password)\s*[:=]\s*\S{3,}",
 )
 
@@ -430,7 +436,8 @@ _email = _any(
     r"[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+",
     # Spelled "at": the top-level domain must be written in lower case ("Hilton. Co-workers" is prose).
     rf"\b[\w.+-]+(?:\s*[\[({{<]\s*at\s*[\])}}>]\s*|\s+at\s+)(?!{_SITES}\b)[A-Za-z0-9-]+"
-    rf"(?:(?:\.|{_SPELLED_DOT}|\s+\.\s*)[A-Za-z0-9-]+)*(?:\.|{_SPELLED_DOT}|\s+\.\s*)(?-i:{_TLDS})\b",
+    rf"(?:(?:\.|{_SPELLED_DOT}|\s+\.\s*)[A-Za-z0-9-]+)*(?:\.|{_SPELLED_DOT}|\s+\.\s*)"
+    rf"(?!(?:at|it|no|me|us|be|in|is|so|do|my|as|or|an)\b)(?-i:{_TLDS})\b",
 )
 
 _phone = _any(
@@ -456,7 +463,7 @@ _named_street = _any(
     rf"\b\d{{1,5}}[A-Za-z]?(?:/\d{{1,5}})?,?\s+(?:[A-Z][\w'.-]*\s+){{1,4}}{_STREET_TYPES}\b", flags=0,
 )
 _labelled_address = _any(
-    r"\b(?:p\.?o\.? box|post office box|apartment|apt\.?|unit|flat|suite)\s*#?\s*\d+[A-Z]?\b[^.\n]{0,30}\d",
+    r"\bp\.? ?o\.? box\s*\d+|\b(?:p\.?o\.? box|post office box|apartment|apt\.?|unit|flat|suite)\s*#?\s*\d+[A-Z]?\b[^.\n]{0,30}\d",
     r"\b(?:home|street|postal|mailing|billing|residential|delivery) address\b",
     r"\baddress\s*(?:is|:)\s*\S+",
     r"\b(?:lives|living|resides|residing) at (?:number |no\.? )?\d",
@@ -544,7 +551,8 @@ _SET_ASIDE = (
     r"(?:ignor\w*|disregard\w*|forget\w*|forgot|overrid\w*|overrul\w*|bypass\w*|overlook\w*|neglect\w*|"
     r"skip\w*|abandon\w*|discard\w*|dismiss\w*|drop|erase|delete|clear|reset|cancel|nevermind|never mind|"
     r"(?:set|put|leave|cast|throw|toss) (?:\w+ )?aside|pay no (?:attention|heed|mind)|(?:do not|don't|dont|"
-    r"stop|no longer|never) (?:follow|obey|adhere to|comply with|listen to|consider|pay attention to|heed)|"
+    r"stop|quit|cease|no longer|never) (?:follow\w*|obey\w*|adher\w* to|comply\w* with|listen\w* to|"
+    r"consider\w*|pay\w* attention to|heed\w*)|"
     r"ignoriere\w*|vergiss|vergessen|missachte\w*|ubergehe\w*|oublie\w*|ignorez|olvid\w*|ignora\w*|"
     r"dimentica\w*|esquec\w*|esqueca\w*|vergeet|negeer\w*|zignoruj\w*|zapomnij)"
 )
@@ -580,6 +588,9 @@ _instruction_injection = _any(
     rf"\b{_SET_ASIDE}\b[^\n]{{0,60}}?\b{_GIVEN}\b",
     rf"\b(?:regardless of|irrespective of|notwithstanding|in spite of|despite|instead of|rather than)\s+"
     rf"(?:\w+\s+){{0,3}}?{_EARLIER}?\s*(?:\w+\s+)?{_GIVEN}\b",
+    r"\b(?:regardless of|irrespective of|whatever|no matter) what (?:the |your |my |any )?(?:system|developer|"
+    r"rules?|polic(?:y|ies)|guidelines|instructions|prompt|anyone|others?|user|admin\w*|operator) "
+    r"(?:says?|said|wants?|tells? you|told you)\b",
     rf"\b(?:new|updated|real|actual|true|revised|different|additional|secret|hidden|override) "
     rf"(?:system )?(?:prompt|instructions?|persona|directives?|rules|task|objective|goal|role|identity|"
     rf"orders|commands?|programming|policy)\b",
@@ -620,7 +631,7 @@ _instruction_injection = _any(
     rf"<(?!{_SECTIONS}>)\s*/?\s*[\w-]*(?<=[\w])_?{_TAG_WORDS}[\w-]*\s*>",
     rf"\[\s*[^\[\]\n]{{0,20}}\b{_TAG_WORDS}\b[^\[\]\n]{{0,60}}\]",
     rf"\{{\{{?\s*[^{{}}\n]{{0,20}}\b{_TAG_WORDS}\b[^{{}}\n]{{0,40}}\}}\}}?",
-    rf"(?:^|\n)\s*(?:#{{1,6}}|={{2,}}|-{{3,}}|\*{{2,}})\s*(?:{_TAG_WORDS}|instructions?|response|input|output|"
+    rf"(?:^|\n|\s)(?:#{{1,6}}|={{2,}}|-{{3,}}|\*{{2,}})\s*(?:{_TAG_WORDS}|instructions?|response|input|output|"
     r"end|begin)\b",
     # Closing a prompt section is how injected text tries to escape it.
     r"</\s*(?:memory_policy|user_profile|global_memory|session_memory|recent_history|memory|memories|policy|"
