@@ -115,7 +115,7 @@ def _normalize(text: str) -> str:
     return _SPACES.sub(" ", text)
 
 
-_BASE64 = re.compile(r"(?<![\w+/=-])[A-Za-z0-9+/_-]{12,}={0,2}(?![\w+/=-])")
+_BASE64 = re.compile(r"(?<![\w+/=-])[A-Za-z0-9+/_-]{8,}={0,2}(?![\w+/=-])")
 
 
 def _encoded_payloads(text: str) -> list[str]:
@@ -123,6 +123,8 @@ def _encoded_payloads(text: str) -> list[str]:
     payloads = []
     for match in _BASE64.finditer(text):
         token = match.group()
+        if token.isalpha() and (token.islower() or token.istitle() or token.isupper()):
+            continue  # a word, not an encoding
         try:
             raw = base64.b64decode(token + "=" * (-len(token) % 4), altchars=b"-_" if "-" in token or
                                    "_" in token else None, validate=True)
@@ -409,6 +411,7 @@ _bare_id_shapes = _any(
     r"\b[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z]\b",  # Italy codice fiscale
     r"\b[STFGM]\d{7}[A-Z]\b|\b[XYZ]\d{7}[A-Z]\b|\b\d{8}[A-Z]\b",  # Singapore NRIC, Spain NIE / DNI
     r"\b[A-Z]{1,2}\d{6,8}[A-Z0-9]?\b",  # passport and licence numbers: letters then many digits
+    r"\b[A-Z]{3}\d{7}\b",  # India voter ID (EPIC)
     r"\b\d{6}[-+A]\d{3}[0-9A-Y]\b",  # Finnish personal identity code
     flags=0,
 )
@@ -446,11 +449,20 @@ _phone = _any(
     r"\(\d{2,4}\)\s*\d{3,4}[\s.-]?\d{3,4}\b",  # (415) 555-2671, (02) 9374 4000
     r"(?<![\d-])\d{3}[.-]\d{3}[.-]\d{4}(?![\d-])",  # 415-555-2671
     r"(?<![\d-])\d{3} \d{3} \d{4}(?![\d-])",  # 415 555 2671
+    r"(?<![\w.-])\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}(?![\d-])",  # 415 555-2671, (415)555.2671
+    r"(?<![\w+.])011[ .-]?\d{1,3}(?:[ .-]?\d){6,12}(?!\d)",  # dialled from the US: 011 44 20 7946 0958
     r"(?<![\d-])0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}(?![\d-])",  # 0412 345 678, 020 7946 0958
     r"(?<!\d)0[1-9]\d{8,9}(?!\d)",  # unspaced national numbers: 0412345678, 07700900123
     r"\b(?:phone|mobile|cell|tel|telephone|whatsapp|signal|sms|viber|telegram|text(?: me| her| him)?|"
     r"call(?: me| her| him)?|ring (?:me|her|him)|reach (?:me|her|him) (?:at|on)|(?:contact|phone|mobile|cell) "
     r"number|telefon|telefono|numero|handy|portable)\b[^\d\n]{0,12}\d(?:[\s().\-/]*\d){6,14}",
+)
+
+_OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
+_network_address = _any(
+    rf"(?<![\d.]){_OCTET}(?:\.{_OCTET}){{3}}(?![\d.]|\.\d)",  # IPv4
+    r"\b(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}\b|\b(?:[0-9a-f]{1,4}:){1,6}:(?:[0-9a-f]{1,4}:?){1,6}\b",  # IPv6
+    r"\b[0-9a-f]{2}(?:[:-][0-9a-f]{2}){5}\b",  # MAC
 )
 
 _STREET_TYPES = (
@@ -507,6 +519,8 @@ _account_number = _any(
     rf"\b{_LOYALTY_PROGRAMS}\s*(?:is|:)?\s*\d{{6,}}",
     r"\b(?:account|acct\.?|a/c)\s*(?:number|no\.?|#|num)?\s*(?:is|was|:|=)?\s*" + _ID_VALUE,
     r"\b(?:bsb|routing number|sort code|swift|bic)\b\s*(?:is|:)?\s*[A-Z0-9-]{4,}",
+    # Crypto wallets: Bitcoin (legacy and bech32), Ethereum.
+    r"\b(?:bc1[a-z0-9]{25,59}|[13][a-km-zA-HJ-NP-Z1-9]{25,34})\b|\b0x[a-fA-F0-9]{40}\b",
     r"(?<![\d.,])\d{9,}(?![\d.,])",  # a long bare number: an account or ID, never a preference
 )
 
@@ -598,10 +612,25 @@ _instruction_injection = _any(
     rf"purpose|role|instructions?|orders|function|directive) (?:is|are|now|will be|from now)\b",
     r"\bsystem prompt\b|\bsystem message\b|\bpre-?prompt\b|\bprompt injection\b",
     # Reveal or repeat what the assistant was given.
-    rf"\b{_REVEAL}\b[^\n]{{0,30}}?\b(?:your|the|these|those|my|all|any|its)\b[^\n]{{0,15}}?"
-    rf"(?:{_HIDDEN}\s+)?(?:prompt|instructions?|directions|directives|rules|guidelines|configuration|"
-    rf"system message|programming|context window|memory block|memor(?:y|ies)|password|secret key|"
-    rf"secret|api key|training data|text above|words above|conversation so far)\b",
+    # "rules" and "policy" count only as the assistant's own ("your rules", "the hidden rules"):
+    # "show the baggage rules" is a travel preference.
+    rf"\b{_REVEAL}\b[^\n]{{0,30}}?\b(?:(?:your|the|these|those|my|all|any|its)\b[^\n]{{0,15}}?)?"
+    rf"(?:{_HIDDEN}\s+)?(?:prompts?|instructions?|directives|configuration|system message|programming|"
+    rf"context window|memory block|memories|password|secret key|api key|training data|text above|"
+    rf"words above|conversation so far)\b",
+    rf"\b{_REVEAL}\b[^\n]{{0,30}}?\b(?:your|{_HIDDEN})\s+(?:own\s+)?(?:rules|guidelines|polic(?:y|ies)|"
+    rf"directions|memory|secret|secrets|settings|limits|constraints)\b",
+    # Persona and game framings.
+    r"\b(?:let's|lets|let us) (?:play|pretend|imagine|roleplay)\b|\bhypothetical(?:ly)?\b[^\n]{0,30}"
+    r"\b(?:you|ai|assistant)\b|\b(?:in|for) (?:this|a) (?:fictional|hypothetical|imaginary) "
+    r"(?:world|story|scenario)\b|\bfor (?:educational|research) purposes\b",
+    r"\b(?:now )?you are (?:a|an|the|my) (?:\w+ ){0,3}(?:assistant|bot|ai|model|chatbot|agent|llm|gpt|"
+    r"persona|character|hacker|villain)\b|\bnow you are\b|\byou are going to (?:act|pretend|be)\b|"
+    r"\bi want you to (?:act|pretend|be|ignore|forget|answer|respond|reply|say|print)\b",
+    r"\b(?:say|print|output|respond with|reply with|answer with|type|write|repeat)\s*:?\s*[\"'\u201c\u2018]",
+    r"\b(?:du bist jetzt|ab jetzt bist du|stell dir vor,? du bist|tu so,? als|vergiss alles|"
+    r"alles davor|die obigen|tu es maintenant|desormais,? tu|a partir de ahora,? eres|ahora eres|"
+    r"olvida todo|ignora todo|dimentica tutto|d'ora in poi)\b",
     rf"\b(?:repeat|print|output|say|write|type|respond with|reply with|answer with|return)\b[^\n]{{0,15}}"
     r"(?:after me|the words?|the following|exactly|verbatim|only|just)\b",
     r"\bwhat (?:was|were|is) (?:written|said|typed|stated) (?:above|before|at the (?:beginning|start|top))\b",
@@ -718,6 +747,9 @@ CONTENT_RULES: tuple[Rule, ...] = (
     Rule("phone", "phone numbers",
          "Not saved: contains a phone number. Contact details belong in the account, not in memory.",
          _phone),
+    Rule("network_address", "IP and MAC addresses",
+         "Not saved: contains a network address. Devices and connections are not preferences.",
+         _network_address),
     Rule("street_address", "street addresses",
          "Not saved: contains a street address. Save the preference (e.g. 'near the CBD'), not the address.",
          _street_address),
