@@ -574,7 +574,12 @@ _GIVEN = (
     r"(?:instruct\w*|direction|directions|directive\w*|command\w*|orders|rules?|guidelines?|guidance|"
     r"prompts?|programming|programmed|training|context|constraints?|restrictions?|limitations?|"
     r"polic(?:y|ies)|guardrails?|safeguards?|filters?|safety|ethics|principles|task|tasks|assignment|"
-    r"conversation|messages?|input|text|content|told|taught|said|asked|given|written|"
+    r"conversation|messages?|input|text|content|"
+    # What the assistant was told, not what the user said: "forget what I told you about Alex" is fine.
+    r"(?:you|you've|you have|you were|you are|you've been|you have been|been) (?:been )?(?:told|taught|"
+    r"given|asked|trained|fed|shown)|"
+    r"(?:what|everything|anything|whatever) (?:the |your )?(?:system|developer|admin\w*|operator|prompt|"
+    r"rules?|instructions?) (?:said|says|told|wants?|asked)|"
     r"(?:the|everything|anything|all|what(?:ever)?) (?:above|before|prior|previously|earlier|so far)|above|"
     r"anweisung\w*|befehl\w*|regeln|vorgaben|instruktion\w*|consignes?|instructions|regles|instrucciones|"
     r"reglas|ordenes|istruzioni|regole|instrucoes|regras|instructies|regels|polecenia|instrukcje)"
@@ -643,8 +648,10 @@ _instruction_injection = _any(
     r"\b(?:begin|start|initiate|commence|end)\w* (?:re-?programming|reprogram\w*|new (?:session|task|"
     r"instructions))|\bre-?program\w*\b|\b(?:end|stop) of (?:prompt|instructions|input|system|context|"
     r"conversation|document)\b",
-    r"\b(?:you are now|you're now|you will now|you are no longer|you're no longer|from now on|henceforth|"
-    r"starting now|act as|acting as|pretend (?:to be|you are|you're)|roleplay|role-play|role play|"
+    r"\b(?:you are now|you're now|you will now|you are no longer|you're no longer|"
+    r"(?:from now on|henceforth|starting now),? (?:you|the assistant|the ai|the model|ignore|forget|"
+    r"disregard|always respond|respond|reply|answer|act)|"
+    r"act as|acting as|pretend (?:to be|you are|you're)|roleplay|role-play|role play|"
     r"imagine you are|you have been (?:freed|released|jailbroken|unlocked)|jailbr[eo]\w*|"
     r"do anything now|dan mode|stay in character|no (?:restrictions|limits|rules|filters|censorship)|"
     r"without (?:any )?(?:restrictions|limits|limitations|filters|censorship|rules)|stop everything)\b",
@@ -656,10 +663,10 @@ _instruction_injection = _any(
     r"<\|[^|>\n]{1,30}\|>",
     r"\[/?(?:inst|sys|system|assistant|user)\]|<</?sys>>",
     rf"</?\s*(?:{_ROLES}|instructions?|im_start|im_end|tool_call|tool_response|s)\s*>",
-    rf"<(?!{_SECTIONS}>)\s*/?\s*[^<>\n]{{0,30}}\b{_TAG_WORDS}[^<>\n]{{0,30}}>",
+    rf"<(?!{_SECTIONS}>)\s*/?\s*[^<>\n]{{0,30}}\b{_TAG_WORDS}(?![a-z])[^<>\n]{{0,30}}>",
     rf"<(?!{_SECTIONS}>)\s*/?\s*[\w-]*(?<=[\w])_?{_TAG_WORDS}[\w-]*\s*>",
     rf"\[\s*[^\[\]\n]{{0,20}}\b{_TAG_WORDS}\b[^\[\]\n]{{0,60}}\]",
-    rf"\{{\{{?\s*[^{{}}\n]{{0,20}}\b{_TAG_WORDS}\b[^{{}}\n]{{0,40}}\}}\}}?",
+    rf"\{{\{{\s*[^{{}}\n]{{0,20}}\b{_TAG_WORDS}\b[^{{}}\n]{{0,40}}\}}\}}",
     rf"(?:^|\n|\s)(?:#{{1,6}}|={{2,}}|-{{3,}}|\*{{2,}})\s*(?:{_TAG_WORDS}|instructions?|response|input|output|"
     r"end|begin)\b",
     # Closing a prompt section is how injected text tries to escape it.
