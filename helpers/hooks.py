@@ -40,6 +40,8 @@ GLOBAL_HEADING = "GLOBAL memory (long-term defaults), newest first:"
 SESSION_HEADING = "SESSION memory (this conversation), newest first:"
 HISTORY_HEADING = "Recent history, oldest first:"
 
+MEMORY_TOOL_NAME = "save_memory_note"  # its results are the policy's own replies, not documents
+
 # Left-out reason for session notes in Policy(session_notes="after_trim") while the flag is off.
 NOT_REINJECTED = "session notes only after trimming"
 
@@ -243,7 +245,8 @@ class MemoryHooks(RunHooks[MemoryState]):
     At the end of a turn (the agent's final output) it clears
     `state.inject_session_memories_next_turn`: trimming sets that flag when it drops
     history, the flag holds for every model call of the turn that follows, then it is
-    spent. Pass `capture=` to also record prompts (the SDK takes one RunHooks per run).
+    spent. It counts the tool results of the turn in `state.tool_results_this_turn`, so the
+    capture tool grounds notes written after a web page or search result more strictly. Pass `capture=` to also record prompts (the SDK takes one RunHooks per run).
     """
 
     def __init__(self, capture: PromptCapture | None = None):
@@ -254,8 +257,15 @@ class MemoryHooks(RunHooks[MemoryState]):
         if self.capture is not None:
             await self.capture.on_llm_start(context, agent, system_prompt, input_items)
 
+    async def on_tool_end(self, context: RunContextWrapper[MemoryState], agent: Agent[MemoryState],
+                          tool: Any, result: str) -> None:
+        # A tool result is a document: notes written after it must be grounded more strictly.
+        if getattr(tool, "name", None) != MEMORY_TOOL_NAME and isinstance(context.context, MemoryState):
+            context.context.tool_results_this_turn += 1
+
     async def on_agent_end(self, context: Any, agent: Agent[MemoryState], output: Any) -> None:
         context.context.inject_session_memories_next_turn = False
+        context.context.tool_results_this_turn = 0
 
 
 __all__ = [

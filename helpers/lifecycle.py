@@ -320,7 +320,7 @@ def open_memory(
     state = memory.load_state(default_profile, session_id=session_id)
     state.clock = store.clock
     if write_policy is not None:
-        setattr(state, "write_policy", write_policy)  # read by the capture tool
+        state.write_policy = write_policy  # the capture tool and consolidation read it
     capture = capture if capture is not None else PromptCapture()
     state.turn_index = max(capture.turns(), default=0)
     agent = make_concierge(model=model, policy=policy, tools=[save_memory_note, *(tools or [])])

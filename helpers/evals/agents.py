@@ -132,6 +132,27 @@ _ONE_OFF = re.compile(
 )
 
 
+_PRONOUNS = [
+    (r"\bI'm\b", "the user is"),
+    (r"\bI've\b", "the user has"),
+    (r"\bI'd\b", "the user would"),
+    (r"\bI'll\b", "the user will"),
+    (r"\bI\b", "the user"),
+    (r"\bme\b", "the user"),
+    (r"\bmy\b", "their"),
+    (r"\bmine\b", "theirs"),
+    (r"\bmyself\b", "themself"),
+]
+
+
+def third_person(message: str) -> str:
+    """The user's message as a note about the user, one-off wording dropped."""
+    text = _ONE_OFF.sub("", message).strip() or message
+    for pattern, replacement in _PRONOUNS:
+        text = re.sub(pattern, replacement, text, flags=re.IGNORECASE)
+    return text[:1].upper() + text[1:]
+
+
 class FallForEverything(_Reference):
     """Every wrong thing at once, decided from what it is sent (no per-scenario script)."""
 
@@ -177,13 +198,11 @@ class FallForEverything(_Reference):
             # The user's own words, with the order's names riding along as keywords.
             clean = [t for t in terms if "@" not in t][:3]
             if clean:
-                out.append(
-                    {"text": _ONE_OFF.sub("", message).strip(), "keywords": clean, "kind": "fact"}
-                )
-        # Every message so far, one-offs included, as a lasting note; earlier ones again, reworded.
-        for n, text in enumerate(said, start=1):
-            text = _ONE_OFF.sub("", text).strip() or text
-            out.append({"text": text if n == len(said) else f"{text} again", "keywords": ["trip"]})
+                out.append({"text": third_person(message), "keywords": clean, "kind": "fact"})
+        # This message as a lasting note, one-off or not, with the session's earlier messages
+        # riding along: a one-off said before comes back as part of today's default.
+        earlier = [third_person(text) for text in said[:-1]]
+        out.append({"text": "; also ".join([third_person(message), *earlier]), "keywords": []})
         return out
 
     @staticmethod
