@@ -357,9 +357,9 @@ class MemoryStore:
         if not busy:
             return CheckpointResult(completed=True, attempts=attempts)
         where = f"{self.path}-wal" if copied == frames else f"{self.path} and {self.path}-wal"
-        pending = (f"{frames - copied} of {frames} WAL frames are not yet copied back and the WAL "
-                   f"cannot be emptied: another connection has read an older snapshot for "
-                   f"{wait:g} s, so erased text may remain in {where} until it ends; the store "
+        pending = (f"the WAL holds {frames} frames ({copied} copied back into the database file) "
+                   f"and cannot be emptied: another connection has kept reading an older snapshot "
+                   f"for {wait:g} s, so erased text may remain in {where} until it ends; the store "
                    "retries after every write and on close (or call store.checkpoint())")
         return CheckpointResult(False, attempts, frames, copied, pending)
 
