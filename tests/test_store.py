@@ -86,13 +86,16 @@ def test_older_schema_is_migrated_and_keeps_its_data(tmp_path):
     for statement in MIGRATIONS[0]:
         conn.execute(statement)
     conn.execute("PRAGMA user_version = 1")
-    conn.execute(_INSERT_NOTE, _note_row("acme", "maya", note("Prefers aisle seats"), None, None))
+    conn.execute(_INSERT_NOTE, _note_row("acme", "maya", note("Prefers aisle seats", keywords=["Zürich"]),
+                                         None, None))
     conn.close()
     with MemoryStore.open(path, clock=fixed_clock(NOW)) as s:
-        assert s.schema_version == 2
+        assert s.schema_version == SCHEMA_VERSION
         indexes = {r[0] for r in s._conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
         assert "notes_live" in indexes
         assert texts(s.for_user("acme", "maya").active_notes()) == ["Prefers aisle seats"]
+        # Migration 3 indexed the old note's keywords casefolded.
+        assert texts(s.for_user("acme", "maya").active_notes(keywords=["ZÜRICH"])) == ["Prefers aisle seats"]
 
 
 # -- bad files: a clear error, and not one byte changed -------------------------------------------
