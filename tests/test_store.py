@@ -89,7 +89,7 @@ def test_older_schema_is_migrated_and_keeps_its_data(tmp_path):
     conn.execute(_INSERT_NOTE, _note_row("acme", "maya", note("Prefers aisle seats"), None, None))
     conn.close()
     with MemoryStore.open(path, clock=fixed_clock(NOW)) as s:
-        assert s.schema_version == 2
+        assert s.schema_version == SCHEMA_VERSION
         indexes = {r[0] for r in s._conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
         assert "notes_live" in indexes
         assert texts(s.for_user("acme", "maya").active_notes()) == ["Prefers aisle seats"]
