@@ -24,7 +24,7 @@ from datetime import datetime
 
 from helpers.render import render_note_line
 from helpers.state import MemoryNote, parse_time
-from helpers.words import STOPWORDS
+from helpers.words import NOT_A_TOPIC, STOPWORDS
 from helpers.words import stem as _stem_word
 
 # Note words repeat across users and turns: stem each distinct word once.
@@ -50,7 +50,8 @@ class RankWeights:
 WEIGHTS = RankWeights()
 HALF_LIFE_DAYS = 180.0
 BM25_K1, BM25_B = 1.2, 0.75  # the usual Okapi constants
-THRESHOLD = 0.55  # a note scoring below this is left out, however few notes are left
+THRESHOLD = 0.6  # a note scoring below this is left out, however few notes are left
+MIN_RELEVANCE = 0.5  # and so is one less than half as relevant as the best: fresh is not enough
 RECALL_LIMIT = 300  # at most this many full-text matches (the newest) reach the reranker
 SEARCH_LIMIT = 8  # notes `search` returns by default
 # Below both of these, inject every live note (the simple path); above either, retrieve.
@@ -65,34 +66,43 @@ LEFT_OUT_DUPLICATE = "duplicate of a better note"
 # Travel words a user says in many ways. Recall is lexical, so the query is widened with these;
 # the notes are never rewritten. Each group is one topic: a query word pulls in its whole group.
 SYNONYMS: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
-    "flight flights fly flying plane airline airlines airfare",
-    "seat seats aisle window legroom",
-    "hotel hotels room rooms stay accommodation lodging",
-    "food meal meals eat eating dinner lunch breakfast restaurant restaurants cuisine",
-    "vegetarian vegan diet dietary",
-    "allergy allergic allergies",
-    "car rental hire drive driving",
-    "budget price cost spend cheap expensive afford",
-    "train trains rail railway",
-    "airport airports layover layovers connection connections",
-    "lounge lounges",
-    "passport visa",
-    "kid kids child children family son daughter",
-    "pet pets dog cat",
+    "flight flights fly flying flies plane planes airline airlines airfare fare fares aircraft",
+    "seat seats sit sitting aisle window legroom row",
+    "hotel hotels room rooms stay staying accommodation lodging inn resort bed",
+    "food meal meals eat eating eats dinner lunch breakfast restaurant restaurants cuisine dishes table"
+    " vegetarian vegan halal kosher diet dietary lactose gluten",
+    "allergy allergic allergies intolerant epipen",
+    "car cars rental rent rents hire hires drive driving wheels",
+    "budget price cost costs spend cheap expensive afford night",
+    "train trains rail railway railcard interrail",
+    "airport airports layover layovers connection connections stopover transfer direct",
+    "lounge lounges wait",
+    "passport visa paperwork documents",
+    "kid kids child children family daughter son",
+    "pet pets dog dogs cat",
     "gym fitness workout",
     "quiet noise noisy",
-    "loyalty points miles frequent status",
-    "insurance cover",
+    "loyalty points miles frequent flyer status member",
+    "insurance cover covers",
     "home live lives living based",
-    "work business conference meeting",
+    "work business conference meeting clients fair company corporate",
+    "expense expenses receipts reimbursement claim claims",
+    "evening night nightlife bar bars pub pubs",
+    "luggage bag bags pack packing carry",
 ))
 
+# Words that ask for something rather than say what it is about: "find me", "what about", "please".
+REQUEST_WORDS = frozenset("""
+what which where who whom whose why how find book get give got go going make arrange plan pick help
+please thanks thank tell show let lets any anything something somewhere someone usual next tonight
+today tomorrow week day days time trip trips""".split())
 SYNONYM_WEIGHT = 0.4  # a word the user did not say counts less than one they did
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
 def _message_words(text: str) -> list[str]:
-    words = [w for w in _WORD.findall(text.casefold()) if w not in STOPWORDS and len(w) > 1]
+    words = [w for w in _WORD.findall(text.casefold())
+             if len(w) > 1 and w not in STOPWORDS and w not in REQUEST_WORDS and stem(w) not in NOT_A_TOPIC]
     return list(dict.fromkeys(words))
 
 
@@ -190,7 +200,8 @@ def bm25(weights: dict[str, float], notes: Sequence[MemoryNote], total_notes: in
 
 
 def rank(notes: Sequence[MemoryNote], query: str, now: datetime, *, total_notes: int = 0,
-         limit: int = SEARCH_LIMIT, threshold: float = THRESHOLD, weights: RankWeights = WEIGHTS) -> Ranking:
+         limit: int = SEARCH_LIMIT, threshold: float = THRESHOLD, weights: RankWeights = WEIGHTS,
+         min_relevance: float = MIN_RELEVANCE) -> Ranking:
     """Score the recalled `notes` for `query`, dedupe, threshold and cut; the best note comes first.
 
     `total_notes` is how many live notes the user has (for BM25's document frequencies).
@@ -214,7 +225,7 @@ def rank(notes: Sequence[MemoryNote], query: str, now: datetime, *, total_notes:
     for s in scored:
         if _same_text(s.note) in seen:
             ranking.dropped.append((s, LEFT_OUT_DUPLICATE))
-        elif s.score < threshold:
+        elif s.score < threshold or s.relevance < min_relevance:
             ranking.dropped.append((s, LEFT_OUT_BELOW_THRESHOLD))
         elif len(ranking.kept) >= limit:
             ranking.dropped.append((s, LEFT_OUT_BEYOND_LIMIT))
@@ -254,7 +265,7 @@ def latest_user_message(items: Sequence[object]) -> str:
 
 __all__ = [
     "BM25_B", "BM25_K1", "HALF_LIFE_DAYS", "LEFT_OUT_BELOW_THRESHOLD", "LEFT_OUT_BEYOND_LIMIT", "LEFT_OUT_DUPLICATE",
-    "LEFT_OUT_NOT_RECALLED", "RECALL_LIMIT", "RETRIEVE_ABOVE_NOTES", "RETRIEVE_ABOVE_TOKENS", "RankWeights",
+    "LEFT_OUT_NOT_RECALLED", "MIN_RELEVANCE", "RECALL_LIMIT", "RETRIEVE_ABOVE_NOTES", "RETRIEVE_ABOVE_TOKENS", "RankWeights",
     "Ranking", "SEARCH_LIMIT", "SYNONYM_WEIGHT", "bm25", "SYNONYMS", "ScoredNote", "THRESHOLD", "WEIGHTS", "latest_user_message",
     "query_terms", "rank", "term_weights", "recency", "render_retrieved_line", "should_retrieve",
 ]

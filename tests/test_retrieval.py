@@ -184,3 +184,16 @@ def test_recency_uses_the_store_clock():
         u.add_notes([note("Prefers aisle seats", "2026-06-01")])
         [hit] = u.search("seat", threshold=0.0)
         assert hit.recency == pytest.approx(0.25, abs=0.01)
+
+
+# -- the labelled set ------------------------------------------------------------------------------
+
+def test_precision_at_5_on_the_labelled_set_meets_the_target():
+    from helpers.retrieval_eval import evaluate
+
+    report = evaluate(5)
+    assert report.pairs >= 200 and len(report.results) >= 30
+    assert report.precision >= 0.8, str(report)
+    assert report.recall >= 0.7, str(report)
+    # Empty retrieval is right when nothing is relevant: those queries inject nothing.
+    assert all(r.returned == [] for r in report.results if not r.relevant)
