@@ -79,10 +79,12 @@ def load_labelled_set(path: Path | None = None) -> dict[str, Any]:
     return json.loads((path or data_dir() / LABELLED_SET).read_text(encoding="utf-8"))
 
 
-def evaluate(k: int = 5, *, threshold: float = THRESHOLD, labelled: dict[str, Any] | None = None) -> RetrievalReport:
+def evaluate(k: int = 5, *, threshold: float = THRESHOLD, labelled: dict[str, Any] | None = None,
+             store: Any = None) -> RetrievalReport:
+    """`store`: an empty store whose clock reads the set's "now" (default: a fresh SQLite one)."""
     labelled = labelled or load_labelled_set()
     results, pairs = [], 0
-    with MemoryStore.open(clock=fixed_clock(labelled["now"])) as store:
+    with store or MemoryStore.open(clock=fixed_clock(labelled["now"])) as store:
         for user in labelled["users"]:
             memory = store.for_user(user["tenant_id"], user["user_id"])
             notes = [MemoryNote(source_ref=f"labelled:{n['id']}", **n) for n in user["notes"]]
