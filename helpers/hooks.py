@@ -33,7 +33,7 @@ from helpers.render import LeftOut, NONE_LINE, format_notes, render_frontmatter,
 from helpers.retrieval import (
     LEFT_OUT_NOT_RECALLED, SEARCH_LIMIT, ScoredNote, latest_user_message, render_retrieved_line, should_retrieve,
 )
-from helpers.state import MemoryNote, MemoryState
+from helpers.state import MemoryNote, MemoryState, parse_time
 
 BASE_INSTRUCTIONS = """\
 You are a concise, reliable travel concierge for flights, hotels and car rentals.
@@ -137,7 +137,7 @@ def render_prompt(state: MemoryState, *, policy: Policy = DEFAULT_POLICY, base: 
         if should_retrieve(live, (counter or count_tokens)(format_notes(live))):
             ranking = memory.search_ranking(query, limit=policy.k if policy.k is not None else SEARCH_LIMIT)
             scores = {s.note.id: s for s in ranking.kept + [s for s, _ in ranking.dropped]}
-            kept = sorted((s.note for s in ranking.kept), key=lambda n: n.observed_at, reverse=True)
+            kept = sorted((s.note for s in ranking.kept), key=lambda n: parse_time(n.observed_at), reverse=True)
             picked = {n.id for n in kept}
             left = [LeftOut(s.note, f"{why} (score {s.score:.2f})") for s, why in ranking.dropped]
             left += [LeftOut(n, LEFT_OUT_NOT_RECALLED) for n in live if n.id not in picked and n.id not in scores]

@@ -80,9 +80,9 @@ SCHEMA = [
 ]
 
 _INSERT_NOTE = f"""
-    INSERT INTO notes ({", ".join(("tenant_id", "user_id") + _NOTE_COLUMNS[:1])}, text, keywords, kind, scope,
-        observed_at, source_ref, status, supersedes, superseded_by, expires_at, sensitivity, confidence,
-        session_id, superseded_at, observed_utc, expires_utc)
+    INSERT INTO notes (tenant_id, user_id, id, text, keywords, kind, scope, observed_at, source_ref,
+        status, supersedes, superseded_by, expires_at, sensitivity, confidence, session_id,
+        superseded_at, observed_utc, expires_utc)
     VALUES ({", ".join(["%s"] * 19)})
     ON CONFLICT (tenant_id, user_id, id) DO UPDATE SET
         text = excluded.text, keywords = excluded.keywords, kind = excluded.kind,
@@ -493,8 +493,13 @@ class TemporaryPostgres:
             shutil.chown(self.folder, "postgres")
             shutil.chown(self.socket, "postgres")
         self.superuser = "postgres" if self._as else os.environ.get("USER", "postgres")
-        self._run("initdb", "-D", str(self.data), "-U", self.superuser, "-A", "trust", "--no-sync",
-                  "-E", "UTF8", "--locale=C")
+        try:
+            self._run("initdb", "-D", str(self.data), "-U", self.superuser, "-A", "trust", "--no-sync",
+                      "-E", "UTF8", "--locale=C")
+        except BaseException:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            raise
+        # A unix socket only (no TCP port to collide with), and no fsync: the data is thrown away.
         options = f"-k {self.socket} -c listen_addresses='' -c fsync=off -c full_page_writes=off"
         self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.folder / "log"), "-w", "start")
         try:
@@ -507,7 +512,6 @@ class TemporaryPostgres:
         done = subprocess.run([*self._as, str(self.bin_dir / tool), *args], capture_output=True, text=True,
                               cwd=self.folder)
         if done.returncode != 0:
-            shutil.rmtree(self.folder, ignore_errors=True) if tool == "initdb" else None
             raise RuntimeError(f"{tool} failed ({done.returncode}): {done.stderr.strip() or done.stdout.strip()}")
 
     def conninfo(self, user: str | None = None) -> str:
