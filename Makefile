@@ -48,6 +48,8 @@ evals: setup
 bench: setup
 	$(BIN)/python benchmarks/bench_model.py
 	$(BIN)/python benchmarks/bench_store.py
+	$(BIN)/python benchmarks/bench_gate.py && $(BIN)/python -m helpers.gate_eval
+	$(BIN)/python benchmarks/bench_search.py
 
 clean:
 	rm -rf $(VENV)

@@ -17,12 +17,16 @@ IBANs by their mod-97 checksum, so ordinary numbers don't trip those rules.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
+import math
 import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Literal
 
 from helpers.state import LedgerEntry
@@ -41,18 +45,95 @@ _I = re.IGNORECASE
 # Normalisation: match what a reader sees, not how it was encoded.
 # ---------------------------------------------------------------------------
 
-_INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u2060\ufeff]")
-_DASHES = re.compile("[\u2010-\u2015\u2212]")
+# Characters a reader does not see, beyond category Cf and the combining marks (Mn, Me) dropped below:
+# Hangul fillers and the Braille blank render as blank space but count as letters.
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+_DASHES = re.compile("[\u2010-\u2015\u2212\u2043\ufe58\ufe63\uff0d]")
 _SPACES = re.compile(r"[^\S\n]+")
+_LINE_BREAKS = re.compile(r"\r\n?|[\u2028\u2029\x0b\x0c\x85]")
+_DIGIT_WORDS = {"zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5",
+                "six": "6", "seven": "7", "eight": "8", "nine": "9"}
+_DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine|\d)"
+# Three or more digits spelled out ("four eight two one"); "one or two bags" is not a run.
+_SPELLED_RUN = re.compile(rf"\b{_DIGIT_WORD}(?:[\s,-]+{_DIGIT_WORD}){{2,}}\b", re.IGNORECASE)
+
+
+@cache
+def _confusables() -> dict[int, str]:
+    """Look-alike letters from other scripts mapped to the Latin letter or digit they imitate.
+
+    The table is Unicode's confusables list (TR39) as shipped by `confusable_homoglyphs`; a capital
+    letter whose prototype is l maps to I instead, so "Іgnore" reads "Ignore".
+    """
+    from confusable_homoglyphs.confusables import confusables_data
+
+    table: dict[int, str] = {}
+    for char, entries in confusables_data.items():
+        if len(char) != 1 or char.isascii():
+            continue
+        latin = [e["c"] for e in entries if len(e["c"]) == 1 and e["c"].isascii() and e["c"].isalnum()]
+        if not latin:
+            continue
+        name = unicodedata.name(char, "")
+        spelled = name.rsplit(" ", 1)[-1]
+        if latin[0] == "l" and " CAPITAL " in name:  # TR39's prototype of I is l
+            table[ord(char)] = "I"
+        else:
+            table[ord(char)] = next((c for c in latin if c.upper() == spelled), latin[0])
+    return table
+
+
+# Latin letters with a stroke or ligatures have no decomposition to strip: fold them by hand.
+_STROKES = str.maketrans({"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D", "ħ": "h", "ı": "i",
+                          "ß": "ss", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "þ": "th", "ð": "d"})
+
+
+def _visible(text: str) -> str:
+    """Drop what a reader cannot see and fold look-alikes, so the rules see what a reader reads."""
+    text = unicodedata.normalize("NFKC", _LINE_BREAKS.sub("\n", text))
+    if not text.isascii():
+        decomposed = unicodedata.normalize("NFD", text)
+        kept = "".join(ch for ch in decomposed
+                       if unicodedata.category(ch) not in ("Cf", "Mn", "Me") and ch not in _BLANK_LETTERS)
+        text = unicodedata.normalize("NFC", kept).translate(_STROKES).translate(_confusables())
+    return text
+
+
+def _spell_digits(match: re.Match[str]) -> str:
+    words = re.findall(_DIGIT_WORD, match.group(), re.IGNORECASE)
+    if all(w.isdigit() for w in words):
+        return match.group()  # "rows 1, 2, 3": digits already, leave the separators
+    return "".join(_DIGIT_WORDS.get(w.lower(), w) for w in words)
 
 
 def _normalize(text: str) -> str:
-    # NFKC folds full-width digits and look-alike letters; invisible characters
-    # and exotic dashes are a cheap way to sneak a number past a regex.
-    text = unicodedata.normalize("NFKC", text)
-    text = _INVISIBLE.sub("", text)
+    # Invisible characters, look-alike letters, exotic dashes and digits spelled out are cheap ways
+    # to sneak a value past a pattern; fold them all before any rule looks.
+    text = _visible(text)
     text = _DASHES.sub("-", text)
+    text = _SPELLED_RUN.sub(_spell_digits, text)
     return _SPACES.sub(" ", text)
+
+
+_BASE64 = re.compile(r"(?<![\w+/=-])[A-Za-z0-9+/_-]{8,}={0,2}(?![\w+/=-])")
+
+
+def _encoded_payloads(text: str) -> list[str]:
+    """Base64 strings that decode to readable text: rules look at what they say, too."""
+    payloads = []
+    for match in _BASE64.finditer(text):
+        token = match.group()
+        if token.isalpha() and (token.islower() or token.istitle() or token.isupper()):
+            continue  # a word, not an encoding
+        try:
+            raw = base64.b64decode(token + "=" * (-len(token) % 4), altchars=b"-_" if "-" in token or
+                                   "_" in token else None, validate=True)
+            decoded = raw.decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError, ValueError):
+            continue
+        if len(decoded) >= 6 and sum(ch.isprintable() or ch in "\n\t" for ch in decoded) == len(decoded):
+            payloads.append(decoded)
+    return payloads
 
 
 def _any(*patterns: str, flags: int = _I) -> Callable[[str], bool]:
@@ -85,27 +166,65 @@ def iban_valid(candidate: str) -> bool:
     return int("".join(str(int(ch, 36)) for ch in rearranged)) % 97 == 1
 
 
-# A run of 13-19 digits, optionally grouped by single spaces or dashes.
-_DIGIT_RUN = re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d])")
-_CARD_WORDS = r"(?:card|visa|mastercard|master card|amex|american express|diners|discover|jcb|unionpay|debit|credit)"
+def verhoeff_valid(digits: str) -> bool:
+    """The Verhoeff checksum of India's Aadhaar numbers."""
+    d = [[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [1, 2, 3, 4, 0, 6, 7, 8, 9, 5], [2, 3, 4, 0, 1, 7, 8, 9, 5, 6],
+         [3, 4, 0, 1, 2, 8, 9, 5, 6, 7], [4, 0, 1, 2, 3, 9, 5, 6, 7, 8], [5, 9, 8, 7, 6, 0, 4, 3, 2, 1],
+         [6, 5, 9, 8, 7, 1, 0, 4, 3, 2], [7, 6, 5, 9, 8, 2, 1, 0, 4, 3], [8, 7, 6, 5, 9, 3, 2, 1, 0, 4],
+         [9, 8, 7, 6, 5, 4, 3, 2, 1, 0]]
+    p = [[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [1, 5, 7, 6, 2, 8, 3, 0, 9, 4], [5, 8, 0, 3, 7, 9, 6, 1, 4, 2],
+         [8, 9, 1, 6, 0, 4, 3, 5, 2, 7], [9, 4, 5, 3, 1, 2, 6, 8, 7, 0], [4, 2, 8, 6, 5, 7, 3, 9, 0, 1],
+         [2, 7, 9, 3, 8, 0, 6, 4, 1, 5], [7, 0, 4, 6, 9, 1, 3, 2, 8, 5]]
+    check = 0
+    for i, ch in enumerate(reversed(digits)):
+        check = d[check][p[i % 8][int(ch)]]
+    return check == 0
+
+
+def tfn_valid(digits: str) -> bool:
+    """Australia's tax file number: a weighted sum divisible by 11."""
+    weights = (1, 4, 3, 7, 5, 8, 6, 9, 10)
+    return len(digits) == 9 and sum(int(c) * w for c, w in zip(digits, weights)) % 11 == 0
+
+
+# Digit groups and the one separator a writer might put between them: "-", ".", "/", "_", "|",
+# a line break, " - " or spaces. Colons and commas are left out: they separate times and lists.
+_SEP = r"(?:[ \t]*[-./_\\|\u00b7\u2022][ \t]*|[ \t]*\n[ \t]*|[ \t]{1,3})"
+_GROUPED_RUN = re.compile(rf"(?<![\w.-])\d+(?:{_SEP}\d+)*(?![\w])")
+
+
+def _digit_runs(text: str) -> list[tuple[int, list[str]]]:
+    """Each run of digit groups in the text: (start offset, the groups)."""
+    return [(m.start(), re.findall(r"\d+", m.group())) for m in _GROUPED_RUN.finditer(text)]
+
+
+def _card_shaped(groups: list[str]) -> bool:
+    digits = "".join(groups)
+    if not 13 <= len(digits) <= 19:
+        return False
+    lens = [len(g) for g in groups]
+    return (len(groups) == 1 or all(n == 1 for n in lens) or lens in ([4, 6, 5], [4, 6, 4])
+            or (all(n == 4 for n in lens[:-1]) and 1 <= lens[-1] <= 4))
+
+
+_CARD_WORDS = (r"(?:card|visa|mastercard|master card|amex|american express|diners|discover|jcb|unionpay|"
+               r"maestro|debit|credit|cc|carte|karte|tarjeta|carta|cart[aã]o|kaart)")
 
 # "the Visa ending in 4242": the last four digits still identify the card.
 _CARD_ENDING = re.compile(
     _CARD_WORDS + r"\b[^.\n]{0,25}?\b(?:ending|ends|last (?:4|four)(?: digits)?)\b[^\d\n]{0,12}\d{4}\b", _I
 )
-
-
-# "card number 4111 1111 1111 1112": a card-length number right after a card word is blocked
-# even when its checksum fails, since a mistyped card number is still nearly the card.
-_CARD_LABELLED = re.compile(_CARD_WORDS + r"\b[^.\d\n]{0,25}?(?<![\d-])\d(?:[ -]?\d){12,18}(?!\d)", _I)
+_CARD_CUE = re.compile(_CARD_WORDS + r"\b[^.\d\n]{0,25}$", _I)
 
 
 def _has_card_number(text: str) -> bool:
-    for match in _DIGIT_RUN.finditer(text):
-        digits = re.sub(r"\D", "", match.group())
-        if 13 <= len(digits) <= 19 and luhn_valid(digits):
+    for start, groups in _digit_runs(text):
+        # "card number 4111 1111 1111 1112": right after a card word, a card-shaped number is blocked
+        # even when its checksum fails, since a mistyped card number is still nearly the card.
+        labelled = _CARD_CUE.search(text[max(0, start - 40):start]) is not None
+        if _card_shaped(groups) and (labelled or luhn_valid("".join(groups))):
             return True
-    return _CARD_ENDING.search(text) is not None or _CARD_LABELLED.search(text) is not None
+    return _CARD_ENDING.search(text) is not None
 
 
 # Printed IBANs: upper case, in groups of four (the last group may be shorter).
@@ -123,27 +242,103 @@ def _has_iban(text: str) -> bool:
 # ---------------------------------------------------------------------------
 
 # A credential word, then a value: after "is", ":" or "=", or one holding a digit or symbol ("PIN 4821").
+# Other languages' words are folded by _visible like any note ("contraseña" reads "contrasena").
 _SECRET_WORDS = (
-    r"(?:passwords?|passcode|passphrase|passwd|pwd|pin(?: code| number)?|one[- ]time (?:pass)?code|otp|"
-    r"verification code|2fa code|mfa code|auth(?:entication)? code|login code|access code|"
-    r"api[ _-]?key|access[ _-]?token|auth[ _-]?token|refresh[ _-]?token|secret[ _-]?key|private[ _-]?key|"
-    r"client[ _-]?secret|credentials?)"
+    r"(?:passwords?|passw(?:or)?d|pass ?code|pass ?phrase|passwd|pwd|pword|pw|p/w|"
+    r"pin(?: code| number| no\.?)?|one[- ]time (?:pass)?code|otp|verification code|2fa code|mfa code|"
+    r"auth(?:entication|orization)? code|login code|access code|door code|alarm code|"
+    r"gate code|lock code|safe code|unlock code|memorable (?:word|phrase)|security answer|"
+    r"api[ _-]?key|access[ _-]?(?:token|key)|auth[ _-]?token|refresh[ _-]?token|secret[ _-]?key|"
+    r"private[ _-]?key|client[ _-]?secret|"
+    r"mot de passe|mdp|code secret|code pin|passwort|kennwort|geheimzahl|geheimnummer|zugangscode|"
+    r"contrasena|clave(?: de acceso)?|codigo de acceso|senha|palavra-passe|codigo secreto|"
+    r"parola d'ordine|codice segreto|wachtwoord|toegangscode|losenord|adgangskode|passord|"
+    r"salasana|haslo|heslo|jelszo|sifre|parola|" + "{foreign})"
 )
-_secret = _any(
-    r"\bsk-(?:proj-|live-|test-)?[A-Za-z0-9_-]{16,}",  # OpenAI-style keys
-    r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}",
-    r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",  # AWS access key ids
-    r"\bxox[abprs]-[A-Za-z0-9-]{10,}",  # Slack
-    r"\bAIza[0-9A-Za-z_-]{30,}",  # Google API keys
+# Words written in other scripts, folded the way notes are (see _foreign_words below).
+_FOREIGN_SECRET_WORDS = ("пароль", "пин-код", "密码", "密碼", "口令", "パスワード", "暗証番号", "비밀번호",
+                         "암호", "كلمة المرور", "كلمة السر", "סיסמה", "पासवर्ड", "κωδικός")
+_VALUE_VERBS = r"(?:is|was|are|=|:|:=|=>|ist|war|est|es|era|e|sera|ar|jest|je)"
+_TOKEN_FORMATS = (
+    r"\bsk-(?:proj-|ant-|live-|test-|svcacct-|admin-)?[A-Za-z0-9_-]{16,}",  # OpenAI, Anthropic
+    r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}|\bwhsec_[A-Za-z0-9]{16,}",  # Stripe
+    r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}",  # GitHub
+    r"\bgl(?:pat|dt|rt|ptt|ft|imt|agent|oas|cbt|soat)-[A-Za-z0-9_-]{15,}",  # GitLab
+    r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|A3T[A-Z0-9])[0-9A-Z]{16}\b",  # AWS key ids
+    r"\bxox[abposre]-[A-Za-z0-9-]{10,}|\bxapp-\d-[A-Za-z0-9-]{10,}",  # Slack tokens
+    r"hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{10,}",  # Slack webhooks
+    r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}",  # SendGrid
+    r"\bpypi-AgE[A-Za-z0-9_-]{20,}",  # PyPI upload tokens
+    r"\bnpm_[A-Za-z0-9]{30,}|:_authToken\s*=\s*\S+|\b_auth\s*=\s*\S{8,}",  # npm
+    r"\b(?:AC|SK)[0-9a-f]{32}\b",  # Twilio account and key ids
+    r"\bAIza[0-9A-Za-z_-]{30,}|\bya29\.[0-9A-Za-z_-]{20,}|\bGOCSPX-[0-9A-Za-z_-]{20,}",  # Google
+    r"\bhf_[A-Za-z0-9]{30,}|\br8_[A-Za-z0-9]{30,}|\bdop_v1_[a-f0-9]{40,}",  # Hugging Face, Replicate, DO
+    r"\b[0-9a-f]{32}-us\d{1,2}\b|\bkey-[0-9a-zA-Z]{32}\b",  # Mailchimp, Mailgun
+    r"\bsq0(?:atp|csp)-[0-9A-Za-z_-]{22,}|\bEAAA[0-9A-Za-z_-]{40,}|\bEAACEdEose0cBA[0-9A-Za-z]+",
+    r"\b(?:shpat|shpss|shpca|shppa)_[a-fA-F0-9]{32}\b",  # Shopify
+    r"\b[MN][A-Za-z\d]{23,25}\.[\w-]{6}\.[\w-]{27,}",  # Discord bot tokens
+    r"\b\d{8,10}:AA[A-Za-z0-9_-]{32,}",  # Telegram bot tokens
+    r"\bAKC[a-zA-Z0-9]{10,}|\bAP[\dABCDEF][a-zA-Z0-9]{8,}(?=\s|$)",  # Artifactory
     r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",  # JWTs
-    r"\bbearer\s+[A-Za-z0-9._~+/-]{12,}=*",
-    r"-----BEGIN [A-Z ]*PRIVATE KEY-----",
-    rf"\b{_SECRET_WORDS}\s*(?:is|was|are|:|=)\s*\S+",
-    rf"\b{_SECRET_WORDS}\s+(?=\S*[\d!@#$%^&*])\S{{3,}}",
+    r"\b(?:bearer|basic|token)\s+[A-Za-z0-9._~+/-]{12,}=*",
+    r"-----BEGIN [A-Z0-9 ]*(?:PRIVATE KEY|PRIVATE KEY BLOCK)-----",
+    r"\b[a-z][a-z0-9+.-]{1,15}://[^\s:@/]+:[^\s:@/]+@[\w.-]+",  # credentials inside a URL
+    r"\b(?:AccountKey|SharedAccessKey|aws_secret_access_key|aws_session_token)\s*[=:]\s*\S{8,}",
+)
+# "db_password = ...", "apiKey: ...", "secretKey=..." in config, code or JSON.
+_ASSIGNED = (
+    r"[\"']?[\w.-]*(?:passw(?:or)?d|passwd|pwd|secret|credential|private[_-]?key|api[_-]?key|apikey|"
+    r"access[_-]?key|auth[_-]?key|auth[_-]?token|access[_-]?token|session[_-]?token|refresh[_-]?token|"
+    r"signing[_-]?key|encryption[_-]?key|master[_-]?key|client[_-]?key)[\w.-]*[\"']?"
+    r"\s*(?:=|:=|=>|:|==|!=)\s*[\"'`]?[^\s\"'`,;]{3,}"
+)
+_GENERIC_ASSIGNED = r"\b[\w.-]*(?:key|token|auth|sid)[\"']?\s*(?:=|:=|=>|:)\s*[\"'`]?(?=[^\s\"'`]*\d)[A-Za-z0-9+/_.=-]{16,}"
+
+
+def _foreign_words(words: Iterable[str]) -> str:
+    return "|".join(re.escape(_visible(w).lower()) for w in words)
+
+
+_SECRET_WORD = _SECRET_WORDS.replace("{foreign}", _foreign_words(_FOREIGN_SECRET_WORDS))
+_secret_patterns = _any(
+    *_TOKEN_FORMATS,
+    _ASSIGNED,
+    _GENERIC_ASSIGNED,
+    rf"(?<![\w-]){_SECRET_WORD}(?![\w-])\s*(?:\(\w+\)\s*)?{_VALUE_VERBS}\s*[\"'`]?\S{{2,}}",
+    rf"(?<![\w-]){_SECRET_WORD}(?![\w-])\s*[\"'`]?(?=\S*[\d!@#$%^&*?])\S{{3,}}",
+    rf"(?<![\w-]){_SECRET_WORD}(?![\w-])[^\n\d]{{0,12}}?(?<![\d-])\d{{4,8}}(?![\d-])",
+    rf"\S{{3,}} (?:is|as) (?:my|her|his|their|the|our) (?:\w+ )?{_SECRET_WORD}\b",
+    r"\b(?:login|logon|pass|credentials?|user(?:name)?/password)\s*[:=]\s*\S{3,}",
 )
 
+
+def _entropy(token: str) -> float:
+    counts = Counter(token)
+    return -sum(n / len(token) * math.log2(n / len(token)) for n in counts.values())
+
+
+_TOKEN_LIKE = re.compile(r"(?<![\w+/=.-])[A-Za-z0-9+/_-]{20,}={0,2}(?![\w+/=-])")
+
+
+def _high_entropy_token(text: str) -> bool:
+    """A long random-looking string mixing cases and digits: a key, whatever it is called."""
+    for match in _TOKEN_LIKE.finditer(text):
+        token = match.group().rstrip("=")
+        classes = sum(bool(re.search(c, token)) for c in ("[a-z]", "[A-Z]", "[0-9]"))
+        hex_only = re.fullmatch(r"[0-9a-fA-F]+", token) is not None
+        if hex_only and len(token) >= 32 and re.search(r"\d", token) and re.search("[a-fA-F]", token):
+            return True
+        if classes == 3 and _entropy(token) >= 3.5:
+            return True
+    return False
+
+
+def _secret(text: str) -> bool:
+    return _secret_patterns(text) or _high_entropy_token(text)
+
+
 _cvv = _any(
-    r"\b(?:cvv2?|cvc2?|csc|cid|card security code|security code|card verification (?:code|value))\b"
+    r"\b(?:cvv2?|cvc2?|csc|cid|card security code|security code|card verification (?:code|value)|cvn)\b"
     r"\s*(?:no\.?|number|#|code)?\s*(?:is|was|:|=)?\s*\d{3,4}\b",
     r"\b(?:three|3|four|4)[ -]digits? (?:code )?on the back\b[^\d\n]{0,12}\d{3,4}\b",
 )
@@ -151,29 +346,123 @@ _cvv = _any(
 # An ID value: digits in groups (at least five), or letters then at least four digits ("PA1234567").
 _ID_VALUE = r"(?:[*x#]{2,}[ -]?)?(?:\d[\d -]{3,22}\d|(?=(?:[A-Z-]*\d){4})[A-Z][A-Z0-9-]{4,20})\b"
 
-_government_id = _any(
-    r"(?<![\d-])\d{3}[- ]\d{2}[- ]\d{4}(?![\d-])",  # US SSN shape
-    r"\b(?:ssn|social security(?: number| no\.?)?|social insurance number|sin number|tax file number|tfn|"
-    r"national insurance(?: number)?|ni number|national id(?: number)?|medicare(?: card)? number|"
-    r"driver'?s? licen[cs]e(?: number| no\.?)?|passport(?: number| no\.?| #| num)?)"
-    r"\s*(?:is|was|:|=|#)?\s*" + _ID_VALUE,
+# Words that say "an identity document's number follows", in the text or in a keyword. Short
+# acronyms count only in capitals ("SIN", "ID"); "sin" and "id" are words too.
+_ID_CUES = re.compile(
+    r"\b(?:ssn|social security|social insurance|sin (?:number|no\.?|#)|national insurance|ni (?:number|no\.?)|"
+    r"insurance number|tax file|medicare|aadhaa?r|uidai|pan (?:card|number|no\.?)|permanent account number|"
+    r"passport|travel document|travel doc|driv(?:er'?s?|ing|ers) ?licen[cs]e|licen[cs]e (?:number|no\.?|#)|"
+    r"licen[cs]e|permis de conduire|fuhrerschein|carnet de conducir|patente|rijbewijs|"
+    r"tax (?:id|identification|number|code|reference|no\.?)|taxpayer|national id|identity (?:card|number|"
+    r"document|no\.?)|id (?:card|number|no\.?|#|document)|identification (?:number|no\.?|card)|"
+    r"personal (?:id|number|code|identification)|citizen(?:ship)? (?:id|number|card)|resident (?:id|card|permit)|"
+    r"residence permit|green card|alien (?:registration|number)|visa (?:number|no\.?|grant)|"
+    r"known traveller?(?: number)?|redress(?: number)?|global entry|nexus|trusted traveller?|health card|"
+    r"nhs number|voter id|social security number|steuer-?id|steuernummer|personalausweis|personnummer|"
+    r"codice fiscale|carte d'identite|numero fiscal|documento de identidad|burgerservicenummer)\b"
+    r"|\b(?-i:SSN|SIN|NINO|NI|TFN|PAN|TIN|ITIN|EIN|DL|ID|IDs|NIE|NIF|DNI|BSN|CPF|NRIC|FIN|HKID|UTR|PPSN?|"
+    r"CURP|RFC|PESEL|EPIC|CNIC|NIN|NID|KTN|TSA|SSS|UMID|PRC|RUT|CUIT|CUIL|RRN|MRZ)\b",
+    _I,
+)
+_DATE_SHAPES = re.compile(
+    r"^(?:\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|\d{4}[/.-]\d{1,2}[/.-]\d{1,2}|(?:19|20)\d{2}(?:0[1-9]|1[0-2])"
+    r"(?:0[1-9]|[12]\d|3[01]))$"
+)
+# A value that could be a document number: letters and at least five digits, or six or more digits.
+_ID_TOKEN = re.compile(r"(?<![\w$€£¥-])(?=[A-Z0-9-]*\d)(?=(?:[A-Z-]*\d){5})[A-Z0-9][A-Z0-9-]{4,19}(?![\w-])", _I)
+_MONEY_AFTER = re.compile(
+    r"^\s*(?:k\b|aud|usd|eur|gbp|jpy|nzd|cad|sgd|inr|yen|euros?|dollars?|pounds?|rupees?|points|miles|km|kg)",
+    _I)
+
+
+def _id_values(text: str) -> Iterable[str]:
+    """Values in the text that could be an identity document's number."""
+    for match in _ID_TOKEN.finditer(text):
+        value = match.group()
+        if _DATE_SHAPES.match(value) or _MONEY_AFTER.match(text[match.end():]):
+            continue
+        yield value
+    for start, groups in _digit_runs(text):
+        value = "-".join(groups)
+        if len(groups) > 1 and sum(map(len, groups)) >= 6 and not _DATE_SHAPES.match(value):
+            yield value
+
+
+def _bare_government_id(text: str) -> bool:
+    """Numbers whose shape or checksum names the document, with no cue needed."""
+    for start, groups in _digit_runs(text):
+        if text[max(0, start - 1):start] == "+":
+            continue  # an international phone number
+        lens, digits = [len(g) for g in groups], "".join(groups)
+        if lens == [3, 2, 4] or lens == [2, 7]:  # US SSN / ITIN, US EIN
+            return True
+        if lens == [3, 3, 3] and (luhn_valid(digits) or tfn_valid(digits)):  # Canada SIN, AU TFN
+            return True
+        if lens == [4, 4, 4] and digits[0] not in "01" and verhoeff_valid(digits):  # Aadhaar
+            return True
+        if lens == [6, 7]:  # Korean resident registration number
+            return True
+    return _bare_id_shapes(text)
+
+
+_bare_id_shapes = _any(
+    r"\b[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b",  # UK NINO
+    r"\b[A-Z]{3}[PCHFATBLJG][A-Z]\d{4}[A-Z]\b",  # India PAN
+    r"\b[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z]\b",  # Italy codice fiscale
+    r"\b[STFGM]\d{7}[A-Z]\b|\b[XYZ]\d{7}[A-Z]\b|\b\d{8}[A-Z]\b",  # Singapore NRIC, Spain NIE / DNI
+    r"\b[A-Z]{1,2}\d{6,8}[A-Z0-9]?\b",  # passport and licence numbers: letters then many digits
+    r"\b[A-Z]{3}\d{7}\b",  # India voter ID (EPIC)
+    r"\b\d{6}[-+A]\d{3}[0-9A-Y]\b",  # Finnish personal identity code
+    flags=0,
 )
 
+
+def _government_id(text: str) -> bool:
+    if _bare_government_id(text):
+        return True
+    # A cue anywhere (the text or a keyword) and a value that could be the document's number.
+    # "Hilton Honors ID 998877665" is a membership number: the account_number rule's business.
+    cued = _ID_CUES.search(_LOYALTY_ID.sub(" ", text)) is not None
+    return cued and any(True for _ in _id_values(text))
+
+
+# "maya@example.com", "maya @ example . com", "maya at example.com", "maya (at) example (dot) com".
+_TLDS = (r"(?:com|net|org|io|co|edu|gov|mil|info|biz|me|app|dev|ai|us|uk|au|ca|nz|de|fr|es|it|nl|be|ch|at|se|"
+         r"no|dk|fi|ie|pl|pt|br|mx|ar|in|jp|cn|kr|sg|hk|za|ru|test|example|local|mail|email|online|xyz|tech)")
+_SPELLED_DOT = r"(?:\s*[\[({<]\s*dot\s*[\])}>]\s*|\s+dot\s+)"
+# Sites a traveller books on: "books at Booking.com" is a preference, not an address.
+_SITES = (r"(?:booking|hotels|expedia|airbnb|kayak|skyscanner|trip|agoda|priceline|vrbo|hostelworld|"
+          r"tripadvisor|google|orbitz|travelocity|hopper|trivago|momondo|opentable|uber|amazon|wotif|"
+          r"lastminute|webjet|qantas|united|delta|marriott|hilton)")
 _email = _any(
+    rf"[\w.+-]+\s*@\s*[A-Za-z0-9-]+(?:\s*\.\s*[A-Za-z0-9-]+)*\s*\.\s*{_TLDS}\b",
     r"[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+",
-    r"\b[\w.+-]+\s*[\[(]\s*at\s*[\])]\s*[\w-]+\s*[\[(]\s*dot\s*[\])]\s*[a-z]{2,}",
-    r"\b[\w.+-]+ at [\w-]+ dot (?:com|net|org|io|co|edu|gov|au|uk|de)\b",
+    # Spelled "at": the top-level domain must be written in lower case ("Hilton. Co-workers" is prose).
+    rf"\b[\w.+-]+(?:\s*[\[({{<]\s*at\s*[\])}}>]\s*|\s+at\s+)(?!{_SITES}\b)[A-Za-z0-9-]+"
+    rf"(?:(?:\.|{_SPELLED_DOT}|\s+\.\s*)[A-Za-z0-9-]+)*(?:\.|{_SPELLED_DOT}|\s+\.\s*)"
+    rf"(?!(?:at|it|no|me|us|be|in|is|so|do|my|as|or|an)\b)(?-i:{_TLDS})\b",
 )
 
 _phone = _any(
     r"(?<![\w+])\+\d(?:[\s().-]*\d){7,14}",  # international, e.g. +61 412 345 678
+    r"(?<![\w+])00\d{1,3}[\s.-]?\d(?:[\s().-]*\d){6,13}",  # 0044 20 7946 0958
     r"\(\d{2,4}\)\s*\d{3,4}[\s.-]?\d{3,4}\b",  # (415) 555-2671, (02) 9374 4000
     r"(?<![\d-])\d{3}[.-]\d{3}[.-]\d{4}(?![\d-])",  # 415-555-2671
     r"(?<![\d-])\d{3} \d{3} \d{4}(?![\d-])",  # 415 555 2671
+    r"(?<![\w.-])\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}(?![\d-])",  # 415 555-2671, (415)555.2671
+    r"(?<![\w+.])011[ .-]?\d{1,3}(?:[ .-]?\d){6,12}(?!\d)",  # dialled from the US: 011 44 20 7946 0958
     r"(?<![\d-])0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}(?![\d-])",  # 0412 345 678, 020 7946 0958
-    r"(?<!\d)0[47]\d{8,9}(?!\d)",  # unspaced mobiles: 0412345678, 07700900123
-    r"\b(?:phone|mobile|cell|tel|telephone|whatsapp|signal|sms|text(?: me| her| him)?|call(?: me| her| him)?|"
-    r"reach (?:me|her|him) (?:at|on)|(?:contact|phone|mobile|cell) number)\b[^\d\n]{0,12}\d(?:[\s().-]*\d){6,14}",
+    r"(?<!\d)0[1-9]\d{8,9}(?!\d)",  # unspaced national numbers: 0412345678, 07700900123
+    r"\b(?:phone|mobile|cell|tel|telephone|whatsapp|signal|sms|viber|telegram|text(?: me| her| him)?|"
+    r"call(?: me| her| him)?|ring (?:me|her|him)|reach (?:me|her|him) (?:at|on)|(?:contact|phone|mobile|cell) "
+    r"number|telefon|telefono|numero|handy|portable)\b[^\d\n]{0,12}\d(?:[\s().\-/]*\d){6,14}",
+)
+
+_OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
+_network_address = _any(
+    rf"(?<![\d.]){_OCTET}(?:\.{_OCTET}){{3}}(?![\d.]|\.\d)",  # IPv4
+    r"\b(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}\b|\b(?:[0-9a-f]{1,4}:){1,6}:(?:[0-9a-f]{1,4}:?){1,6}\b",  # IPv6
+    r"\b[0-9a-f]{2}(?:[:-][0-9a-f]{2}){5}\b",  # MAC
 )
 
 _STREET_TYPES = (
@@ -186,7 +475,7 @@ _named_street = _any(
     rf"\b\d{{1,5}}[A-Za-z]?(?:/\d{{1,5}})?,?\s+(?:[A-Z][\w'.-]*\s+){{1,4}}{_STREET_TYPES}\b", flags=0,
 )
 _labelled_address = _any(
-    r"\b(?:p\.?o\.? box|post office box|apartment|apt\.?|unit|flat|suite)\s*#?\s*\d+[A-Z]?\b[^.\n]{0,30}\d",
+    r"\bp\.? ?o\.? box\s*\d+|\b(?:p\.?o\.? box|post office box|apartment|apt\.?|unit|flat|suite)\s*#?\s*\d+[A-Z]?\b[^.\n]{0,30}\d",
     r"\b(?:home|street|postal|mailing|billing|residential|delivery) address\b",
     r"\baddress\s*(?:is|:)\s*\S+",
     r"\b(?:lives|living|resides|residing) at (?:number |no\.? )?\d",
@@ -223,12 +512,15 @@ _LOYALTY_PROGRAMS = (
     r"aadvantage|mileageplus|miles&more|miles and more|flying blue|executive club|marriott bonvoy|bonvoy|"
     r"hilton honors|ihg one rewards|world of hyatt|loyalty|rewards|membership|member|customer|client)"
 )
+_LOYALTY_ID = re.compile(rf"\b{_LOYALTY_PROGRAMS}\s*(?:account |acct |card )?(?:number|no\.?|#|num|id)\b", _I)
 _account_number = _any(
     rf"\b{_LOYALTY_PROGRAMS}\s*(?:account |acct |card )?(?:number|no\.?|#|num|id)\s*(?:is|was|:|=)?\s*"
     + _ID_VALUE,
     rf"\b{_LOYALTY_PROGRAMS}\s*(?:is|:)?\s*\d{{6,}}",
     r"\b(?:account|acct\.?|a/c)\s*(?:number|no\.?|#|num)?\s*(?:is|was|:|=)?\s*" + _ID_VALUE,
     r"\b(?:bsb|routing number|sort code|swift|bic)\b\s*(?:is|:)?\s*[A-Z0-9-]{4,}",
+    # Crypto wallets: Bitcoin (legacy and bech32), Ethereum.
+    r"\b(?:bc1[a-z0-9]{25,59}|[13][a-km-zA-HJ-NP-Z1-9]{25,34})\b|\b0x[a-fA-F0-9]{40}\b",
     r"(?<![\d.,])\d{9,}(?![\d.,])",  # a long bare number: an account or ID, never a preference
 )
 
@@ -265,30 +557,132 @@ _transient_mood = _any(
 )
 
 _ROLES = r"(?:system|assistant|developer|tool|user|human|ai)"
+# The prompt's own sections (helpers.hooks): opening one is policy_echo's business, closing one is injection.
+_SECTIONS = r"(?:memory_policy|user_profile|global_memory|session_memory|recent_history)"
+# Instruction-shaped text is recognised by classes of words, not by phrases: a verb that sets
+# something aside, then (within a few words) what an assistant is given.
+_SET_ASIDE = (
+    r"(?:ignor\w*|disregard\w*|forget\w*|forgot|overrid\w*|overrul\w*|bypass\w*|overlook\w*|neglect\w*|"
+    r"skip\w*|abandon\w*|discard\w*|dismiss\w*|drop|erase|delete|clear|reset|cancel|nevermind|never mind|"
+    r"(?:set|put|leave|cast|throw|toss) (?:\w+ )?aside|pay no (?:attention|heed|mind)|(?:do not|don't|dont|"
+    r"stop|quit|cease|no longer|never) (?:follow\w*|obey\w*|adher\w* to|comply\w* with|listen\w* to|"
+    r"consider\w*|pay\w* attention to|heed\w*)|"
+    r"ignoriere\w*|vergiss|vergessen|missachte\w*|ubergehe\w*|oublie\w*|ignorez|olvid\w*|ignora\w*|"
+    r"dimentica\w*|esquec\w*|esqueca\w*|vergeet|negeer\w*|zignoruj\w*|zapomnij)"
+)
+_GIVEN = (
+    r"(?:instruct\w*|direction|directions|directive\w*|command\w*|orders|rules?|guidelines?|guidance|"
+    r"prompts?|programming|programmed|training|context|constraints?|restrictions?|limitations?|"
+    r"polic(?:y|ies)|guardrails?|safeguards?|filters?|safety|ethics|principles|task|tasks|assignment|"
+    r"conversation|messages?|input|text|content|"
+    # What the assistant was told, not what the user said: "forget what I told you about Alex" is fine.
+    r"(?:you|you've|you have|you were|you are|you've been|you have been|been) (?:been )?(?:told|taught|"
+    r"given|asked|trained|fed|shown)|"
+    r"(?:what|everything|anything|whatever) (?:the |your )?(?:system|developer|admin\w*|operator|prompt|"
+    r"rules?|instructions?) (?:said|says|told|wants?|asked)|"
+    r"(?:the|everything|anything|all|what(?:ever)?) (?:above|before|prior|previously|earlier|so far)|above|"
+    r"anweisung\w*|befehl\w*|regeln|vorgaben|instruktion\w*|consignes?|instructions|regles|instrucciones|"
+    r"reglas|ordenes|istruzioni|regole|instrucoes|regras|instructies|regels|polecenia|instrukcje)"
+)
+_EARLIER = (r"(?:above|previous(?:ly)?|prior|preceding|earlier|before|initial|original|former|old|"
+            r"system|developer|all|any|every|these|those|your|my|the|vorherigen|bisherigen|precedentes?|"
+            r"anteriores|precedenti|anteriores|vorige|poprzednie)")
+_REVEAL = (r"(?:reveal|repeat|print|output|show|display|tell|give|share|leak|dump|recite|disclose|"
+           r"write (?:out|down)|spell out|copy|paste|echo|list|read (?:back|out)|translate|summari[sz]e|"
+           r"what (?:is|are|were|was))")
+_HIDDEN = (r"(?:system|initial|original|first|hidden|secret|internal|previous|above|full|exact|complete|"
+           r"entire|verbatim|developer|pre-?prompt|starting|confidential)")
+_TAG_WORDS = (r"(?:system|sys|admin\w*|root|sudo|override\w*|instruct\w*|inst|developer|dev|prompt|polic\w*|"
+              r"command|cmd|mode|config\w*|jailbreak|secret|hidden|internal|priority|important|urgent|"
+              r"assistant|user|tool|human|ai|operator|owner|directive|execute|exec|auth\w*|privileged|"
+              r"debug|maintenance|god|unlock\w*|memory|memories|rule|rules|note|message|alert|update)")
+_MODES = (r"(?:developer|dev|admin|administrator|god|debug|maintenance|jailbreak|jailbroken|unrestricted|"
+          r"unfiltered|uncensored|sudo|root|dan|evil|chaos|opposite|test(?:ing)?|diagnostic|override|"
+          r"super ?user|privileged|unlocked|no[- ]?limits?|system)")
+_AUTHORITY = (r"(?:developer|creator|maker|admin|administrator|owner|operator|programmer|master|engineer|"
+              r"supervisor|boss|manager|trainer|author|designer|sysadmin|system)")
 _instruction_injection = _any(
-    r"\b(?:ignore|disregard|forget|override|overrule|bypass)\b[^.\n]{0,40}?"
-    r"\b(?:instructions?|rules?|prompts?|polic(?:y|ies)|guidelines|guardrails|directives?|constraints|"
-    r"safety|everything (?:above|before)|all of the above)\b",
-    r"\bnew (?:system )?(?:prompt|instructions|persona|directives?)\b",
-    r"\bsystem prompt\b",
-    r"\b(?:you are now|you're now|from now on,? (?:you|the assistant)|act as (?:an?|the)|pretend (?:to be|you are)|"
-    r"roleplay as|jailbreak|developer mode|do anything now|dan mode)\b",
-    rf"(?:^|\n|[.;!?]\s*){_ROLES}\s*:",  # role tags such as "system:" at the start of a line
-    r"<\|[^|>\n]{1,30}\|>",  # chat-template tokens such as <|im_start|>
+    # Set aside what the assistant was given: "Ignore the above directions", "Overlook all that you've
+    # been instructed before", "Forget everything you have been told", "regardless of previous tasks".
+    rf"\b{_SET_ASIDE}\b[^\n]{{0,60}}?\b{_GIVEN}\b",
+    rf"\b(?:regardless of|irrespective of|notwithstanding|in spite of|despite|instead of|rather than)\s+"
+    rf"(?:\w+\s+){{0,3}}?{_EARLIER}?\s*(?:\w+\s+)?{_GIVEN}\b",
+    r"\b(?:regardless of|irrespective of|whatever|no matter) what (?:the |your |my |any )?(?:system|developer|"
+    r"rules?|polic(?:y|ies)|guidelines|instructions|prompt|anyone|others?|user|admin\w*|operator) "
+    r"(?:says?|said|wants?|tells? you|told you)\b",
+    rf"\b(?:new|updated|real|actual|true|revised|different|additional|secret|hidden|override) "
+    rf"(?:system )?(?:prompt|instructions?|persona|directives?|rules|task|objective|goal|role|identity|"
+    rf"orders|commands?|programming|policy)\b",
+    rf"\byour (?:new |real |actual |true |only |next |primary |main )?(?:task|job|goal|objective|mission|"
+    rf"purpose|role|instructions?|orders|function|directive) (?:is|are|now|will be|from now)\b",
+    r"\bsystem prompt\b|\bsystem message\b|\bpre-?prompt\b|\bprompt injection\b",
+    # Reveal or repeat what the assistant was given.
+    # "rules" and "policy" count only as the assistant's own ("your rules", "the hidden rules"):
+    # "show the baggage rules" is a travel preference.
+    rf"\b{_REVEAL}\b[^\n]{{0,30}}?\b(?:(?:your|the|these|those|my|all|any|its)\b[^\n]{{0,15}}?)?"
+    rf"(?:{_HIDDEN}\s+)?(?:prompts?|instructions?|directives|configuration|system message|programming|"
+    rf"context window|memory block|memories|password|secret key|api key|training data|text above|"
+    rf"words above|conversation so far)\b",
+    rf"\b{_REVEAL}\b[^\n]{{0,30}}?\b(?:your|{_HIDDEN})\s+(?:own\s+)?(?:rules|guidelines|polic(?:y|ies)|"
+    rf"directions|memory|secret|secrets|settings|limits|constraints)\b",
+    # Persona and game framings.
+    r"\b(?:let's|lets|let us) (?:play|pretend|imagine|roleplay)\b|\bhypothetical(?:ly)?\b[^\n]{0,30}"
+    r"\b(?:you|ai|assistant)\b|\b(?:in|for) (?:this|a) (?:fictional|hypothetical|imaginary) "
+    r"(?:world|story|scenario)\b|\bfor (?:educational|research) purposes\b",
+    r"\b(?:now )?you are (?:a|an|the|my) (?:\w+ ){0,3}(?:assistant|bot|ai|model|chatbot|agent|llm|gpt|"
+    r"persona|character|hacker|villain)\b|\bnow you are\b|\byou are going to (?:act|pretend|be)\b|"
+    r"\bi want you to (?:act|pretend|be|ignore|forget|answer|respond|reply|say|print)\b",
+    r"\b(?:say|print|output|respond with|reply with|answer with|type|write|repeat)\s*:?\s*[\"'\u201c\u2018]",
+    r"\b(?:du bist jetzt|ab jetzt bist du|stell dir vor,? du bist|tu so,? als|vergiss alles|"
+    r"alles davor|die obigen|tu es maintenant|desormais,? tu|a partir de ahora,? eres|ahora eres|"
+    r"olvida todo|ignora todo|dimentica tutto|d'ora in poi)\b",
+    rf"\b(?:repeat|print|output|say|write|type|respond with|reply with|answer with|return)\b[^\n]{{0,15}}"
+    r"(?:after me|the words?|the following|exactly|verbatim|only|just)\b",
+    r"\bwhat (?:was|were|is) (?:written|said|typed|stated) (?:above|before|at the (?:beginning|start|top))\b",
+    r"\b(?:beginning|start|top) of (?:this|the|our) (?:conversation|prompt|chat|document)\b",
+    # Authority and mode claims.
+    rf"\b(?:i am|i'm|im|this is|it's|it is|speaking as|as) (?:your|the|an?|openai's|anthropic's) "
+    rf"(?:\w+ )?{_AUTHORITY}\b",
+    rf"\b{_MODES} mode\b|\bmode\s*[:=]\s*{_MODES}\b|\b(?:enable|activate|enter|switch to|turn on|unlock)\w* "
+    rf"(?:\w+ ){{0,2}}mode\b|\bmode (?:enabled|activated|on|unlocked)\b",
+    r"\b(?:begin|start|initiate|commence|end)\w* (?:re-?programming|reprogram\w*|new (?:session|task|"
+    r"instructions))|\bre-?program\w*\b|\b(?:end|stop) of (?:prompt|instructions|input|system|context|"
+    r"conversation|document)\b",
+    r"\b(?:you are now|you're now|you will now|you are no longer|you're no longer|"
+    r"(?:from now on|henceforth|starting now),? (?:you|the assistant|the ai|the model|ignore|forget|"
+    r"disregard|always respond|respond|reply|answer|act)|"
+    r"act as|acting as|pretend (?:to be|you are|you're)|roleplay|role-play|role play|"
+    r"imagine you are|you have been (?:freed|released|jailbroken|unlocked)|jailbr[eo]\w*|"
+    r"do anything now|dan mode|stay in character|no (?:restrictions|limits|rules|filters|censorship)|"
+    r"without (?:any )?(?:restrictions|limits|limitations|filters|censorship|rules)|stop everything)\b",
+    r"\b(?:(?:just|only|instead|now) (?:say|print|output|write|respond|reply|type)|(?:say|print|output|"
+    r"write|respond|reply|type) (?:only|just|instead))\b",
+    r"\b(?:pwned|pwn3d|hacked by|i have been pwned)\b",
+    # Role tags, chat-template tokens and invented tags such as <admin_override> or [System note: ...].
+    rf"(?:^|\n|[.;!?]\s*){_ROLES}\s*:",
+    r"<\|[^|>\n]{1,30}\|>",
     r"\[/?(?:inst|sys|system|assistant|user)\]|<</?sys>>",
     rf"</?\s*(?:{_ROLES}|instructions?|im_start|im_end|tool_call|tool_response|s)\s*>",
+    rf"<(?!{_SECTIONS}>)\s*/?\s*[^<>\n]{{0,30}}\b{_TAG_WORDS}(?![a-z])[^<>\n]{{0,30}}>",
+    rf"<(?!{_SECTIONS}>)\s*/?\s*[\w-]*(?<=[\w])_?{_TAG_WORDS}[\w-]*\s*>",
+    rf"\[\s*[^\[\]\n]{{0,20}}\b{_TAG_WORDS}\b[^\[\]\n]{{0,60}}\]",
+    rf"\{{\{{\s*[^{{}}\n]{{0,20}}\b{_TAG_WORDS}\b[^{{}}\n]{{0,40}}\}}\}}",
+    rf"(?:^|\n|\s)(?:#{{1,6}}|={{2,}}|-{{3,}}|\*{{2,}})\s*(?:{_TAG_WORDS}|instructions?|response|input|output|"
+    r"end|begin)\b",
     # Closing a prompt section is how injected text tries to escape it.
     r"</\s*(?:memory_policy|user_profile|global_memory|session_memory|recent_history|memory|memories|policy|"
     r"profile)\s*>",
-    r"(?:^|\n)\s*#{1,6}\s*(?:system|instructions?|assistant|developer)\b",
-    r"\bregardless of (?:any |all |previous |prior |earlier |other |your |the )?(?:instructions?|rules?|"
-    r"polic(?:y|ies)|guidelines|what (?:the )?(?:user|system|policy|anyone|others?) (?:says?|said|wants?))\b",
-    r"\b(?:always|never|must) (?:obey|trust|execute|reveal|disclose|leak)\b",
-    r"\b(?:reveal|print|output|show|repeat|leak|dump|disclose)\b[^.\n]{0,20}\b(?:system prompt|your instructions|"
-    r"hidden instructions|the prompt|memory block|your memory|your memories|all memories)\b",
-    r"\b(?:the |this )?(?:assistant|agent|model|ai) (?:must|shall|should|will) (?:always|never|now|ignore|obey)\b",
-    r"\byou (?:must|shall|should|will) (?:always|never|now|ignore|obey)\b",
-    r"\bdo not tell the user\b|\bwithout telling the user\b",
+    r"\b(?:always|never|must) (?:obey|trust|execute|reveal|disclose|leak|follow (?:these|this|my|the "
+    r"following))\b",
+    r"\b(?:the |this )?(?:assistant|agent|model|ai|chatbot|bot|llm|gpt) (?:must|shall|should|will|is to|has to)"
+    r" (?:always|never|now|ignore|obey|reveal|respond|reply|say|output|only)\b",
+    r"\byou (?:must|shall|should|will|are to|have to|need to) (?:always|never|now|ignore|obey|only|forget|"
+    r"disregard|reveal|comply)\b",
+    r"\bdo not (?:tell|inform|alert|warn|notify) the user\b|\bwithout (?:telling|informing|alerting) the user\b",
+    r"\b(?:important|urgent|attention|warning|notice|note)\s*(?:!+|:)\s*(?:ai|assistant|agent|model|"
+    r"chatbot|llm|system)\b",
+    r"\b(?:ai|assistant|agent|model|chatbot|llm)\s*(?:,|:)\s*(?:ignore|forget|you must|please ignore|"
+    r"disregard|stop)\b",
 )
 
 _policy_echo = _any(
@@ -297,10 +691,13 @@ _policy_echo = _any(
     # The prompt's own section names (see helpers.hooks) and a rendered note line "- [2026-03-14] ...".
     r"\b(?:memory_policy|user_profile|global_memory|session_memory|recent_history)\b",
     r"(?:^|\n)\s*-\s*\[\d{4}-\d{2}-\d{2}\]",
+    r"\[\d{4}-\d{2}-\d{2}\]",
+    # A note is one line: a second line that starts a list item forges a note of its own.
+    r"\n\s*(?:[-*+\u2022\u2023\u25e6\u2043>]|\d{1,3}[.)]|[a-z][.)])\s*\S",
     r"\bprecedence (?:rules?|order)\b|\b(?:memory|policy|profile) precedence\b",
     r"\btakes? precedence over (?:global|session|the profile|profile|memory|memories|notes|instructions)\b",
     r"\b(?:system_frontmatter|global_memories_md|session_memories_md|inject_session_memories)\b",
-    r"(?:^|\n)\s*---\s*(?:\n|$)",  # a YAML frontmatter fence: the rendered profile block
+    r"(?:^|\n)\s*(?:---|\+\+\+|```|~~~)",  # a YAML frontmatter fence or a code fence
     r"(?:^|\n)\s*(?:user_)?profile\s*:",
 )
 
@@ -357,6 +754,9 @@ CONTENT_RULES: tuple[Rule, ...] = (
     Rule("phone", "phone numbers",
          "Not saved: contains a phone number. Contact details belong in the account, not in memory.",
          _phone),
+    Rule("network_address", "IP and MAC addresses",
+         "Not saved: contains a network address. Devices and connections are not preferences.",
+         _network_address),
     Rule("street_address", "street addresses",
          "Not saved: contains a street address. Save the preference (e.g. 'near the CBD'), not the address.",
          _street_address),
@@ -421,8 +821,10 @@ def check(text: str, keywords: Iterable[str] | None = None) -> GateDecision:
     for rule in SHAPE_RULES:
         if rule.matches(text):
             return GateDecision(False, rule.id, scope, rule.reason)
-    # Keywords are scanned too: a card number hidden in a keyword is still a card number.
+    # Keywords are scanned too: a card number hidden in a keyword is still a card number, and a
+    # keyword such as "passport" is the cue that makes "C03005988" a passport number.
     content = _normalize("\n".join([text, *keywords]) if keywords else text)
+    content += "".join("\n" + _normalize(payload) for payload in _encoded_payloads(content))
     for rule in CONTENT_RULES:
         if rule.matches(content):
             return GateDecision(False, rule.id, scope, rule.reason)

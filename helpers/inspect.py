@@ -107,9 +107,16 @@ def notes_report(call: CapturedCall) -> str:
     if call.rendered is None:
         return ("Not recorded for this call: pass the agent's MemoryInstructions to PromptCapture "
                 "(and note that an input filter that rewrites the prompt hides it).")
-    injected = [f"  [{n.scope}] {render_note_line(n)[2:]}" for n in call.rendered.injected] or ["  (none)"]
+    scores = call.rendered.scores
+
+    def why_picked(note: Any) -> str:  # the score parts, when the note was retrieved for the message
+        return f"  <- score {scores[note.id].explain()}" if note.id in scores else ""
+
+    injected = [f"  [{n.scope}] {render_note_line(n)[2:]}{why_picked(n)}"
+                for n in call.rendered.injected] or ["  (none)"]
     left_out = [f"  [{n.scope}] {render_note_line(n)[2:]}  <- {why}" for n, why in call.rendered.left_out]
-    return "\n".join([f"Injected ({len(call.rendered.injected)}):", *injected,
+    header = [f"Retrieved for the message: {call.rendered.query!r}"] if call.rendered.query else []
+    return "\n".join([*header, f"Injected ({len(call.rendered.injected)}):", *injected,
                       f"Left out ({len(left_out)}):", *(left_out or ["  (none)"])])
 
 

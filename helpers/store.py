@@ -34,7 +34,19 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+from helpers.retrieval import (
+    RECALL_LIMIT, SEARCH_LIMIT, THRESHOLD, WEIGHTS, RankWeights, Ranking, ScoredNote, query_terms, rank,
+)
 from helpers.state import Clock, MemoryNote, MemoryState, parse_time, system_clock
+
+# One full-text token per (tenant, user): hex never holds the separator 'x', so it is one-to-one,
+# and the trailing 'x' keeps the porter stemmer off it. `_owner_token` is the same in Python.
+_OWNER_TOKEN_SQL = "'o' || hex({t}) || 'x' || hex({u}) || 'x'"
+
+
+def _owner_token(tenant_id: str, user_id: str) -> str:
+    return f"o{tenant_id.encode().hex().upper()}x{user_id.encode().hex().upper()}x"
+
 
 # Each migration moves the schema up one version (PRAGMA user_version): a list of statements,
 # run in one transaction. Append new migrations; never edit an old one.
@@ -77,6 +89,55 @@ MIGRATIONS: list[list[str]] = [
         ) WITHOUT ROWID""",
         """INSERT OR IGNORE INTO note_keywords
            SELECT n.tenant_id, n.user_id, casefold(k.value), n.id FROM notes AS n, json_each(n.keywords) AS k""",
+    ],
+    [  # 4: full-text search (FTS5, BM25) for `search`, kept in step with notes by triggers.
+        # notes has no rowid, and a contentless FTS5 table needs one: this table hands them out.
+        """CREATE TABLE notes_search_key (
+            fts_rowid INTEGER PRIMARY KEY, tenant_id TEXT NOT NULL, user_id TEXT NOT NULL,
+            id TEXT NOT NULL, UNIQUE (tenant_id, user_id, id))""",
+        # Contentless: the text is not stored twice. `owner` holds one token per (tenant, user), so
+        # a search reads only that user's postings; the SQL filter on the notes row still decides.
+        """CREATE VIRTUAL TABLE notes_search USING fts5(
+            owner, text, keywords, content='', tokenize='porter unicode61 remove_diacritics 2')""",
+        f"""CREATE TRIGGER notes_search_insert AFTER INSERT ON notes BEGIN
+            INSERT INTO notes_search_key (tenant_id, user_id, id) VALUES (NEW.tenant_id, NEW.user_id, NEW.id);
+            INSERT INTO notes_search (rowid, owner, text, keywords) VALUES (
+                (SELECT fts_rowid FROM notes_search_key WHERE tenant_id = NEW.tenant_id
+                   AND user_id = NEW.user_id AND id = NEW.id),
+                {_OWNER_TOKEN_SQL.format(t="NEW.tenant_id", u="NEW.user_id")}, NEW.text, NEW.keywords);
+        END""",
+        # A contentless table forgets a row when told its old values ('delete'), so triggers do it.
+        f"""CREATE TRIGGER notes_search_delete AFTER DELETE ON notes BEGIN
+            INSERT INTO notes_search (notes_search, rowid, owner, text, keywords) VALUES ('delete',
+                (SELECT fts_rowid FROM notes_search_key WHERE tenant_id = OLD.tenant_id
+                   AND user_id = OLD.user_id AND id = OLD.id),
+                {_OWNER_TOKEN_SQL.format(t="OLD.tenant_id", u="OLD.user_id")}, OLD.text, OLD.keywords);
+            DELETE FROM notes_search_key WHERE tenant_id = OLD.tenant_id AND user_id = OLD.user_id
+                AND id = OLD.id;
+        END""",
+        f"""CREATE TRIGGER notes_search_update AFTER UPDATE OF text, keywords ON notes
+            WHEN OLD.text IS NOT NEW.text OR OLD.keywords IS NOT NEW.keywords BEGIN
+            INSERT INTO notes_search (notes_search, rowid, owner, text, keywords) VALUES ('delete',
+                (SELECT fts_rowid FROM notes_search_key WHERE tenant_id = OLD.tenant_id
+                   AND user_id = OLD.user_id AND id = OLD.id),
+                {_OWNER_TOKEN_SQL.format(t="OLD.tenant_id", u="OLD.user_id")}, OLD.text, OLD.keywords);
+            INSERT INTO notes_search (rowid, owner, text, keywords) VALUES (
+                (SELECT fts_rowid FROM notes_search_key WHERE tenant_id = NEW.tenant_id
+                   AND user_id = NEW.user_id AND id = NEW.id),
+                {_OWNER_TOKEN_SQL.format(t="NEW.tenant_id", u="NEW.user_id")}, NEW.text, NEW.keywords);
+        END""",
+        # Erasure: a delete only marks postings dead; 'optimize' rewrites the index without them,
+        # so erased words leave the file (SQLite < 3.42 has no FTS5 'secure-delete'). Every erasure
+        # writes an audit row, so this fires once per erasure, whoever wrote the erasing code;
+        # after the first row of a batch the index is one segment and the rest are no-ops.
+        """CREATE TRIGGER notes_search_purge AFTER INSERT ON audit BEGIN
+            INSERT INTO notes_search (notes_search) VALUES ('optimize');
+        END""",
+        # Notes written before this migration.
+        "INSERT INTO notes_search_key (tenant_id, user_id, id) SELECT tenant_id, user_id, id FROM notes",
+        f"""INSERT INTO notes_search (rowid, owner, text, keywords)
+            SELECT k.fts_rowid, {_OWNER_TOKEN_SQL.format(t="n.tenant_id", u="n.user_id")}, n.text, n.keywords
+            FROM notes AS n JOIN notes_search_key AS k USING (tenant_id, user_id, id)""",
     ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -530,6 +591,55 @@ class UserMemory:
                 """SELECT at, action, note_id, reason FROM audit
                    WHERE tenant_id = :tenant AND user_id = :user ORDER BY seq""", self._owner()).fetchall()
         return [AuditEntry(**dict(r)) for r in rows]
+
+    def search(self, query: str, *, kinds: Iterable[str] | None = None, limit: int = SEARCH_LIMIT,
+               threshold: float = THRESHOLD, weights: RankWeights = WEIGHTS) -> list[ScoredNote]:
+        """This user's live notes that serve `query`, best first, each with its score parts.
+
+        Full-text recall (FTS5, BM25) inside this user's live notes of `kinds` (all kinds if None),
+        then `helpers.retrieval.rank`: dedupe, rerank, threshold, limit.
+        """
+        return self.search_ranking(query, kinds=kinds, limit=limit, threshold=threshold,
+                                   weights=weights).kept
+
+    def search_ranking(self, query: str, *, kinds: Iterable[str] | None = None, limit: int = SEARCH_LIMIT,
+                       threshold: float = THRESHOLD, weights: RankWeights = WEIGHTS) -> Ranking:
+        """`search`, plus the recalled notes it dropped and why (for the prompt inspector)."""
+        terms = query_terms(query)
+        if not terms:
+            return Ranking([])
+        # Terms are letters and digits only (query_terms), so quoting them is enough.
+        match = (f'{{owner}} : "{_owner_token(self._tenant_id, self._user_id)}" AND '
+                 f'{{text keywords}} : ({" OR ".join(f"{chr(34)}{t}{chr(34)}" for t in terms)})')
+        kinds = None if kinds is None else json.dumps(sorted(set(kinds)))
+        # No ORDER BY bm25(): FTS5 would count each term over every tenant's notes (see retrieval.bm25).
+        sql = f"""SELECT {", ".join(f"n.{c}" for c in _NOTE_COLUMNS)}
+                  FROM notes_search
+                  JOIN notes_search_key AS k ON k.fts_rowid = notes_search.rowid
+                  JOIN notes AS n ON n.tenant_id = k.tenant_id AND n.user_id = k.user_id AND n.id = k.id
+                  WHERE notes_search MATCH :match
+                    AND k.tenant_id = :tenant AND k.user_id = :user
+                    AND n.tenant_id = :tenant AND n.user_id = :user AND n.status = 'active'
+                    AND (n.expires_utc IS NULL OR n.expires_utc > :now)
+                    AND (:kinds IS NULL OR n.kind IN (SELECT value FROM json_each(:kinds)))
+                  ORDER BY n.observed_utc DESC LIMIT :recall"""
+        params = self._owner(match=match, now=self._now(), kinds=kinds, recall=RECALL_LIMIT)
+        with self._store._transaction(write=False) as conn:
+            notes = [_note_from_row(r) for r in conn.execute(sql, params)]
+            total = self._live_count(conn)
+        return rank(notes, query, self._store.clock(), total_notes=total, limit=limit,
+                    threshold=threshold, weights=weights)
+
+    def live_note_count(self) -> int:
+        """How many notes `active_notes()` would return, without reading them."""
+        with self._store._transaction(write=False) as conn:
+            return self._live_count(conn)
+
+    def _live_count(self, conn: sqlite3.Connection) -> int:
+        return conn.execute(
+            """SELECT count(*) FROM notes WHERE tenant_id = :tenant AND user_id = :user
+               AND status = 'active' AND (expires_utc IS NULL OR expires_utc > :now)""",
+            self._owner(now=self._now())).fetchone()[0]
 
     # -- writing -------------------------------------------------------------------------------
 
