@@ -399,6 +399,22 @@ class PostgresUserMemory:
                                 [self._owner(at=self._now(), id=i, reason=reason) for i in ids])
         return len(ids)
 
+    def erase_user(self, *, reason: str = "user request") -> int:
+        """Erase everything stored for this user (profile, notes, staged notes, audit history),
+        leaving one audit row that holds counts, never content. Returns the notes erased."""
+        owner = "tenant_id = %(tenant)s AND user_id = %(user)s"
+        with self._tx() as conn:
+            notes, staged, profiles = (conn.execute(f"SELECT count(*) FROM {table} WHERE {owner}",
+                                                    self._owner()).fetchone()[0]
+                                       for table in ("notes", "session_notes", "profiles"))
+            for table in ("notes", "session_notes", "profiles", "audit"):
+                conn.execute(f"DELETE FROM {table} WHERE {owner}", self._owner())
+            summary = f"erased the user: {notes} notes, {staged} staged notes, {profiles} profile"
+            conn.execute("""INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
+                            VALUES (%(tenant)s, %(user)s, %(at)s, 'erase_user', NULL, %(reason)s)""",
+                         self._owner(at=self._now(), reason=f"{reason}; {summary}"))
+        return notes + staged
+
     # -- export and import ---------------------------------------------------------------------
 
     def export_json(self) -> str:

@@ -125,6 +125,21 @@ def test_forget_erases_notes_and_staged_notes_with_an_audit_row(store):
         u.forget(matching="aisle", reason="the aisle note")
 
 
+def test_erase_user_leaves_one_content_free_audit_row_and_other_users_alone(store):
+    maya, sam = store.for_user("acme", "maya"), store.for_user("acme", "sam")
+    maya.save_profile({"name": "Maya Quintessa"})
+    maya.add_notes([note("Allergic to penicillin", keywords=["health"]), note("Prefers aisle seats")])
+    maya.stage_session_notes("s1", [note("Window seat this time")])
+    maya.forget(matching="aisle")
+    sam.add_notes([note("Sam likes trains")])
+    assert maya.erase_user(reason="account closed") == 2
+    document = json.loads(maya.export_json())
+    assert (document["profile"], document["notes"], document["staged"]) == (None, [], [])
+    [entry] = maya.audit_log()
+    assert entry.action == "erase_user" and entry.note_id is None and "Quintessa" not in entry.reason
+    assert maya.search("penicillin") == [] and texts(sam.active_notes()) == ["Sam likes trains"]
+
+
 def test_search_filters_kinds_and_carries_the_source(store):
     u = store.for_user("acme", "maya")
     u.add_notes([note("Hotel near the station", kind="preference", source_ref="s1#turn1"),
