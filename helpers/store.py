@@ -418,10 +418,11 @@ class MemoryStore:
         if not busy:
             return CheckpointResult(completed=True, attempts=attempts)
         where = f"{self.path}-wal" if copied == frames else f"{self.path} and {self.path}-wal"
-        pending = (f"the WAL holds {frames} frames ({copied} copied back into the database file) "
-                   f"and cannot be emptied: another connection has kept reading an older snapshot "
-                   f"for {wait:g} s, so erased text may remain in {where} until it ends; the store "
-                   "retries after every write and on close (or call store.checkpoint())")
+        held = (f"the WAL holds {max(frames, 0)} frames ({max(copied, 0)} copied back into the database "
+                "file) and cannot be emptied: another connection has kept an older read snapshot (or "
+                "the write lock)")
+        pending = (f"{held} for {wait:g} s, so erased text may remain in {where} until it ends; the "
+                   "store retries after every write and on close (or call store.checkpoint())")
         return CheckpointResult(False, attempts, frames, copied, pending)
 
 
