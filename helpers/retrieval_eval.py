@@ -70,8 +70,10 @@ class RetrievalReport:
         for r in self.results:
             recall = "   -" if r.recall is None else f"{r.recall:4.2f}"
             lines.append(f"{r.precision:4.2f} {recall}  {r.query} -> {r.returned} ({r.relevant})")
-        lines.append(f"{len(self.results)} queries, {self.pairs} labelled pairs: "
-                     f"precision@{self.k} {self.precision:.3f}, recall@{self.k} {self.recall:.3f}")
+        lines.append(
+            f"{len(self.results)} queries, {self.pairs} labelled pairs: "
+            f"precision@{self.k} {self.precision:.3f}, recall@{self.k} {self.recall:.3f}"
+        )
         return "\n".join(lines)
 
 
@@ -79,8 +81,13 @@ def load_labelled_set(path: Path | None = None) -> dict[str, Any]:
     return json.loads((path or data_dir() / LABELLED_SET).read_text(encoding="utf-8"))
 
 
-def evaluate(k: int = 5, *, threshold: float = THRESHOLD, labelled: dict[str, Any] | None = None,
-             store: Any = None) -> RetrievalReport:
+def evaluate(
+    k: int = 5,
+    *,
+    threshold: float = THRESHOLD,
+    labelled: dict[str, Any] | None = None,
+    store: Any = None,
+) -> RetrievalReport:
     """`store`: an empty store whose clock reads the set's "now" (default: a fresh SQLite one)."""
     labelled = labelled or load_labelled_set()
     results, pairs = [], 0
@@ -91,13 +98,19 @@ def evaluate(k: int = 5, *, threshold: float = THRESHOLD, labelled: dict[str, An
             memory.add_notes(notes)
             for q in user["queries"]:
                 found = memory.search(q["query"], limit=min(k, SEARCH_LIMIT), threshold=threshold)
-                results.append(QueryResult(user["user_id"], q["query"], q["relevant"], [s.note.id for s in found]))
+                results.append(
+                    QueryResult(
+                        user["user_id"], q["query"], q["relevant"], [s.note.id for s in found]
+                    )
+                )
                 pairs += len(notes)
     return RetrievalReport(k, pairs, results)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--threshold", type=float, default=THRESHOLD)
     args = parser.parse_args()
