@@ -2,6 +2,7 @@
 
     python -m helpers.retrieval_eval            # k = 5, the default search settings
     python -m helpers.retrieval_eval --k 3
+    python -m helpers.retrieval_eval --held-out  # queries written after tuning (run once)
 
 Each query is judged against every note of its user (relevant or not), so the set holds
 queries x notes labelled pairs. The notes go into a fresh in-memory SQLite store and each query
@@ -26,6 +27,7 @@ from helpers.state import MemoryNote, fixed_clock
 from helpers.store import MemoryStore
 
 LABELLED_SET = "retrieval/labelled_set.json"
+HELD_OUT_SET = "retrieval/held_out.json"  # written after tuning, run once: the honest number
 
 
 @dataclass
@@ -78,7 +80,16 @@ class RetrievalReport:
 
 
 def load_labelled_set(path: Path | None = None) -> dict[str, Any]:
-    return json.loads((path or data_dir() / LABELLED_SET).read_text(encoding="utf-8"))
+    """A labelled set; one that names `notes_from` borrows that set's clock and users' notes."""
+    path = path or data_dir() / LABELLED_SET
+    labelled = json.loads(path.read_text(encoding="utf-8"))
+    if "notes_from" in labelled:
+        source = load_labelled_set(path.parent / labelled["notes_from"])
+        notes = {(u["tenant_id"], u["user_id"]): u["notes"] for u in source["users"]}
+        labelled["now"] = source["now"]
+        for user in labelled["users"]:
+            user["notes"] = notes[(user["tenant_id"], user["user_id"])]
+    return labelled
 
 
 def evaluate(
@@ -113,8 +124,10 @@ def main() -> None:
     )
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--threshold", type=float, default=THRESHOLD)
+    parser.add_argument("--held-out", action="store_true", help=f"use {HELD_OUT_SET} instead")
     args = parser.parse_args()
-    print(evaluate(args.k, threshold=args.threshold))
+    labelled = load_labelled_set(data_dir() / HELD_OUT_SET) if args.held_out else None
+    print(evaluate(args.k, threshold=args.threshold, labelled=labelled))
 
 
 if __name__ == "__main__":

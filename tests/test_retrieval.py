@@ -239,3 +239,11 @@ def test_precision_at_5_on_the_labelled_set_meets_the_target():
     assert report.recall >= 0.7, str(report)
     # Empty retrieval is right when nothing is relevant: those queries inject nothing.
     assert all(r.returned == [] for r in report.results if not r.relevant)
+
+
+def test_the_held_out_queries_written_after_tuning_also_meet_it():
+    from helpers.paths import data_dir
+    from helpers.retrieval_eval import HELD_OUT_SET, evaluate, load_labelled_set
+
+    report = evaluate(5, labelled=load_labelled_set(data_dir() / HELD_OUT_SET))
+    assert report.pairs >= 200 and report.precision >= 0.8, str(report)
