@@ -1,10 +1,10 @@
-"""Stage 9 — retrieval: pick the notes that serve the current message, not every note.
+"""Stage 10 — retrieval: pick the notes that serve the current message, not every note.
 
 The pipeline, after the design notes (each step lives in one place):
 
     tenant/user filter (in the SQL of the store)  ->  kind and time filter (SQL: live notes only)
-    ->  keyword recall (SQLite FTS5 + BM25, or PostgreSQL tsvector + ts_rank)
-    ->  de-duplication  ->  rerank by relevance, recency, confidence (`WEIGHTS` below)
+    ->  full-text recall (SQLite FTS5, or PostgreSQL tsvector)  ->  de-duplication
+    ->  rerank by relevance (BM25 over the user's own notes), recency, confidence (`WEIGHTS`)
     ->  threshold  ->  limit  ->  the token budget (helpers.budget)  ->  inject with the source.
 
 A store backend only recalls: `UserMemory.search` (SQLite) and `PostgresUserMemory.search`
