@@ -41,13 +41,20 @@ CLOCK = fixed_clock(NOW)
 BATCH = 20_000
 
 
+def load_average() -> str:
+    return f"{' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores"
+
+
 def percentiles(samples: list[float]) -> tuple[float, float]:
     cuts = statistics.quantiles(samples, n=100, method="inclusive")
     return cuts[49], cuts[94]
 
 
 def rows(start: int, stop: int, users: int) -> list[tuple]:
-    return [_note_row(*owner(i, users), make_note(random.Random(i), i), None, None) for i in range(start, stop)]
+    return [
+        _note_row(*owner(i, users), make_note(random.Random(i), i), None, None)
+        for i in range(start, stop)
+    ]
 
 
 def load_sqlite(store: MemoryStore, start: int, stop: int, users: int) -> None:
@@ -60,9 +67,11 @@ def load_sqlite(store: MemoryStore, start: int, stop: int, users: int) -> None:
 def load_postgres(admin_conninfo: str, start: int, stop: int, users: int) -> None:
     import psycopg
 
-    columns = ("tenant_id, user_id, id, text, keywords, kind, scope, observed_at, source_ref, status, supersedes, "
-               "superseded_by, expires_at, sensitivity, confidence, session_id, superseded_at, observed_utc, "
-               "expires_utc")
+    columns = (
+        "tenant_id, user_id, id, text, keywords, kind, scope, observed_at, source_ref, status, "
+        "supersedes, superseded_by, expires_at, sensitivity, confidence, session_id, "
+        "superseded_at, observed_utc, expires_utc"
+    )
     with psycopg.connect(admin_conninfo) as conn:  # the owner loads: bulk import, not an app path
         for first in range(start, stop, BATCH):
             with conn.cursor() as cur, cur.copy(f"COPY notes ({columns}) FROM STDIN") as copy:
@@ -73,9 +82,11 @@ def load_postgres(admin_conninfo: str, start: int, stop: int, users: int) -> Non
         conn.commit()
 
 
-def time_searches(store, size: int, users: int, searches: int, seed: int) -> tuple[float, float, float, float]:
+def time_searches(
+    store, size: int, users: int, searches: int, seed: int
+) -> tuple[float, float, float, float]:
     """Wall-clock p50 and p95, this thread's CPU p95 (immune to other processes on a busy machine;
-    for SQLite that is the whole search, for PostgreSQL only the client's part), notes per search."""
+    for SQLite the whole search, for PostgreSQL only the client's part), notes per search."""
     rng = random.Random(seed)
     for _ in range(200):  # warm the caches and the statement cache first
         store.for_user(*owner(rng.randrange(min(size, users)), users)).search(rng.choice(MESSAGES))
@@ -97,22 +108,39 @@ def tokens_per_turn(notes: int = 1_000) -> None:
         state = handle.load_state({"name": "Heavy"}, pinned_now=NOW)
         policy = Policy(k=None)  # inject everything: no top-k
         everything = count_tokens(render_prompt(state, policy=policy).sections["global_memory"])
-        retrieved = [count_tokens(render_prompt(state, policy=policy, memory=handle, query=m)
-                                  .sections["global_memory"]) for m in MESSAGES]
-        shown = [len(render_prompt(state, policy=policy, memory=handle, query=m).injected) for m in MESSAGES]
+        retrieved = [
+            count_tokens(
+                render_prompt(state, policy=policy, memory=handle, query=m).sections[
+                    "global_memory"
+                ]
+            )
+            for m in MESSAGES
+        ]
+        shown = [
+            len(render_prompt(state, policy=policy, memory=handle, query=m).injected)
+            for m in MESSAGES
+        ]
     live = len(state.global_notes)
     print(f"\nA user with {notes:,} notes ({live} live): global-memory tokens per turn")
     print(f"  inject everything : {everything:>7,} tokens ({live} notes)")
-    print(f"  retrieval         : {statistics.mean(retrieved):>7,.0f} tokens on average "
-          f"(min {min(retrieved)}, max {max(retrieved)}; {statistics.mean(shown):.1f} notes, "
-          f"{len(MESSAGES)} messages)  -> {everything / statistics.mean(retrieved):.0f}x fewer")
+    print(
+        f"  retrieval         : {statistics.mean(retrieved):>7,.0f} tokens on average "
+        f"(min {min(retrieved)}, max {max(retrieved)}; {statistics.mean(shown):.1f} notes, "
+        f"{len(MESSAGES)} messages)  -> {everything / statistics.mean(retrieved):.0f}x fewer"
+    )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", default="10000,100000,1000000", help="comma-separated note counts, ascending")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--sizes", default="10000,100000,1000000", help="comma-separated note counts, ascending"
+    )
     parser.add_argument("--users", type=int, default=100_000)
-    parser.add_argument("--searches", type=int, default=2_000, help="timed searches per size and backend")
+    parser.add_argument(
+        "--searches", type=int, default=2_000, help="timed searches per size and backend"
+    )
     parser.add_argument("--no-postgres", action="store_true", help="SQLite only")
     args = parser.parse_args()
     sizes = sorted(int(s.replace("_", "")) for s in args.sizes.split(","))
@@ -123,11 +151,18 @@ def main() -> None:
 
         server = TemporaryPostgres()
         create_schema(server.conninfo())
-    print(f"(load average at the start: {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores)")
-    print(f"search(message) latency, {args.users:,} users, {args.searches:,} searches per cell "
-          f"(SQLite FTS5 / PostgreSQL tsvector, both reranked by helpers.retrieval)")
-    print(f"{'notes':>10} | {'SQLite p50':>10} {'p95':>8} {'p95 cpu':>8} {'load':>6} | {'PostgreSQL p50':>14} "
-          f"{'p95':>8} {'load':>6} | notes/search")
+    print(
+        f"(load average at the start: {load_average()})"
+    )
+    print(
+        f"search(message) latency, {args.users:,} users, {args.searches:,} searches per cell "
+        f"(SQLite FTS5 / PostgreSQL tsvector, both reranked by helpers.retrieval)"
+    )
+    print(
+        f"{'notes':>10} | {'SQLite p50':>10} {'p95':>8} {'p95 cpu':>8} {'load':>6} | "
+        f"{'PostgreSQL p50':>14} "
+        f"{'p95':>8} {'load':>6} | notes/search"
+    )
     try:
         with tempfile.TemporaryDirectory() as folder:
             sqlite = MemoryStore.open(Path(folder) / "bench.db", clock=CLOCK)
@@ -137,7 +172,9 @@ def main() -> None:
                 t0 = time.perf_counter()
                 load_sqlite(sqlite, loaded, size, args.users)
                 sqlite_load = time.perf_counter() - t0
-                s50, s95, s95_cpu, found = time_searches(sqlite, size, args.users, args.searches, seed=size)
+                s50, s95, s95_cpu, found = time_searches(
+                    sqlite, size, args.users, args.searches, seed=size
+                )
                 cells = f"{s50:7.2f} ms {s95:5.2f} ms {s95_cpu:5.2f} ms {sqlite_load:4.0f} s"
                 if server is not None:
                     t0 = time.perf_counter()
@@ -157,7 +194,9 @@ def main() -> None:
         if server is not None:
             server.stop()
     tokens_per_turn()
-    print(f"(load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores)")
+    print(
+        f"(load average at the end: {load_average()})"
+    )
 
 
 if __name__ == "__main__":

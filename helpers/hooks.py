@@ -29,9 +29,12 @@ from agents import Agent, RunContextWrapper, RunHooks
 
 from helpers.budget import BudgetExceeded, BudgetReport, ContextBudget, TokenCounter, count_tokens, fit_notes, measure
 from helpers.policy import DEFAULT_POLICY, Policy
-from helpers.render import LeftOut, NONE_LINE, format_notes, render_frontmatter, render_note_line, select_notes
+from helpers.render import (
+    LeftOut, NONE_LINE, Selection, format_notes, render_frontmatter, render_note_line, select_notes,
+)
 from helpers.retrieval import (
-    LEFT_OUT_NOT_RECALLED, SEARCH_LIMIT, ScoredNote, latest_user_message, render_retrieved_line, should_retrieve,
+    LEFT_OUT_NOT_RECALLED, SEARCH_LIMIT, ScoredNote, latest_user_message, render_retrieved_line,
+    should_retrieve,
 )
 from helpers.state import MemoryNote, MemoryState, parse_time
 
@@ -42,8 +45,9 @@ Never invent prices or availability; say when you are not sure."""
 GLOBAL_HEADING = "GLOBAL memory (long-term defaults), newest first:"
 SESSION_HEADING = "SESSION memory (this conversation), newest first:"
 HISTORY_HEADING = "Recent history, oldest first:"
-# With retrieval (large memories), the model is told the list is a selection, and each line its source.
-RETRIEVED_HEADING = "GLOBAL memory retrieved for this message ({shown} of {total} notes), newest first:"
+# With retrieval (large memories) the model is told the list is a selection; lines show sources.
+RETRIEVED_HEADING = (
+    "GLOBAL memory retrieved for this message ({shown} of {total} notes), newest first:")
 
 # Left-out reason for session notes in Policy(session_notes="after_trim") while the flag is off.
 NOT_REINJECTED = "session notes only after trimming"
@@ -60,7 +64,7 @@ def _global_lines(notes: list[MemoryNote], retrieved_of: int | None) -> str:
 
 def _notes_blocks(global_notes: list[MemoryNote], session_notes: list[MemoryNote] | None,
                   retrieved_of: int | None = None) -> dict[str, str]:
-    """`retrieved_of`: the live global notes the retrieved ones were picked from (None: not retrieved)."""
+    """`retrieved_of`: how many live global notes the retrieved ones came from (None: all shown)."""
     heading = GLOBAL_HEADING
     if retrieved_of is not None:
         heading = RETRIEVED_HEADING.format(shown=len(global_notes), total=retrieved_of)
@@ -116,6 +120,20 @@ def _fit_to_budget(budget: ContextBudget, counter: TokenCounter, stable: dict[st
     return (*split(fitted.kept), fitted.left_out, report)
 
 
+def _retrieve(memory: Any, query: str, policy: Policy, live: list[MemoryNote],
+              selected: Selection) -> tuple[Selection, dict[str, ScoredNote]]:
+    """The global notes searched for the message (newest first), and why every other one is out."""
+    ranking = memory.search_ranking(query, limit=policy.k if policy.k is not None else SEARCH_LIMIT)
+    scores = {s.note.id: s for s in ranking.kept + [s for s, _ in ranking.dropped]}
+    kept = sorted((s.note for s in ranking.kept), key=lambda n: parse_time(n.observed_at),
+                  reverse=True)
+    left = [LeftOut(s.note, f"{why} (score {s.score:.2f})") for s, why in ranking.dropped]
+    left += [LeftOut(n, LEFT_OUT_NOT_RECALLED) for n in live if n.id not in scores]
+    live_ids = {n.id for n in live}
+    left += [x for x in selected.left_out if x.note.id not in live_ids]  # expired, superseded, ...
+    return Selection(kept, left), scores
+
+
 def render_prompt(state: MemoryState, *, policy: Policy = DEFAULT_POLICY, base: str = BASE_INSTRUCTIONS,
                   budget: ContextBudget | None = None, counter: TokenCounter | None = None,
                   memory: Any = None, query: str = "") -> RenderedPrompt:
@@ -135,14 +153,8 @@ def render_prompt(state: MemoryState, *, policy: Policy = DEFAULT_POLICY, base: 
     if memory is not None and query.strip():
         live = state.live_notes(clock, "global")
         if should_retrieve(live, (counter or count_tokens)(format_notes(live))):
-            ranking = memory.search_ranking(query, limit=policy.k if policy.k is not None else SEARCH_LIMIT)
-            scores = {s.note.id: s for s in ranking.kept + [s for s, _ in ranking.dropped]}
-            kept = sorted((s.note for s in ranking.kept), key=lambda n: parse_time(n.observed_at), reverse=True)
-            picked = {n.id for n in kept}
-            left = [LeftOut(s.note, f"{why} (score {s.score:.2f})") for s, why in ranking.dropped]
-            left += [LeftOut(n, LEFT_OUT_NOT_RECALLED) for n in live if n.id not in picked and n.id not in scores]
-            left += [x for x in global_sel.left_out if x.note.id not in {n.id for n in live}]
-            global_sel, retrieved_of = type(global_sel)(kept, left), len(live)
+            global_sel, scores = _retrieve(memory, query, policy, live, global_sel)
+            retrieved_of = len(live)
     session_sel = select_notes(state.session_notes, clock, k=policy.k, keywords=policy.keywords)
     show_session = policy.session_notes == "always" or state.inject_session_memories_next_turn
     left_out = global_sel.left_out + session_sel.left_out
@@ -160,8 +172,8 @@ def render_prompt(state: MemoryState, *, policy: Policy = DEFAULT_POLICY, base: 
     report = None
     if budget is not None:
         global_kept, session_kept, dropped, report = _fit_to_budget(
-            budget, counter or count_tokens, stable, profile, global_kept, session_kept, policy.keywords,
-            retrieved_of, scores)
+            budget, counter or count_tokens, stable, profile, global_kept, session_kept,
+            policy.keywords, retrieved_of, scores)
         left_out += dropped
 
     notes = _notes_blocks(global_kept, session_kept, retrieved_of)
@@ -204,7 +216,8 @@ class MemoryInstructions:
         # The SDK sets turn_input before it asks for instructions: the user's message is its last.
         query = latest_user_message(ctx.turn_input) if self.memory is not None else ""
         self.last = render_prompt(ctx.context, policy=self.policy, base=self.base,
-                                  budget=self.budget, counter=self.counter, memory=self.memory, query=query)
+                                  budget=self.budget, counter=self.counter,
+                                  memory=self.memory, query=query)
         return self.last.text
 
 
@@ -305,6 +318,7 @@ class MemoryHooks(RunHooks[MemoryState]):
 
 
 __all__ = [
-    "BASE_INSTRUCTIONS", "CapturedCall", "RETRIEVED_HEADING", "MemoryHooks", "MemoryInstructions", "NOT_REINJECTED", "PromptCapture",
+    "BASE_INSTRUCTIONS", "CapturedCall", "MemoryHooks", "MemoryInstructions", "NOT_REINJECTED", "PromptCapture",
     "RenderedPrompt", "build_instructions", "memory_instructions", "render_prompt", "split_sections",
+    "RETRIEVED_HEADING",
 ]

@@ -109,7 +109,7 @@ def notes_report(call: CapturedCall) -> str:
                 "(and note that an input filter that rewrites the prompt hides it).")
     scores = call.rendered.scores
 
-    def why_picked(note: Any) -> str:  # the score parts, when the note was retrieved for the message
+    def why_picked(note: Any) -> str:  # the score parts, when the note was retrieved
         return f"  <- score {scores[note.id].explain()}" if note.id in scores else ""
 
     injected = [f"  [{n.scope}] {render_note_line(n)[2:]}{why_picked(n)}"

@@ -1,10 +1,10 @@
-"""Stage 9 — retrieval: pick the notes that serve the current message, not every note.
+"""Stage 10 — retrieval: pick the notes that serve the current message, not every note.
 
 The pipeline, after the design notes (each step lives in one place):
 
     tenant/user filter (in the SQL of the store)  ->  kind and time filter (SQL: live notes only)
-    ->  keyword recall (SQLite FTS5 + BM25, or PostgreSQL tsvector + ts_rank)
-    ->  de-duplication  ->  rerank by relevance, recency, confidence (`WEIGHTS` below)
+    ->  full-text recall (SQLite FTS5, or PostgreSQL tsvector)  ->  de-duplication
+    ->  rerank by relevance (BM25 over the user's own notes), recency, confidence (`WEIGHTS`)
     ->  threshold  ->  limit  ->  the token budget (helpers.budget)  ->  inject with the source.
 
 A store backend only recalls: `UserMemory.search` (SQLite) and `PostgresUserMemory.search`
@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -65,44 +65,56 @@ LEFT_OUT_DUPLICATE = "duplicate of a better note"
 
 # Travel words a user says in many ways. Recall is lexical, so the query is widened with these;
 # the notes are never rewritten. Each group is one topic: a query word pulls in its whole group.
-SYNONYMS: tuple[frozenset[str], ...] = tuple(frozenset(g.split()) for g in (
-    "flight flights fly flying flies plane planes airline airlines airfare fare fares aircraft",
-    "seat seats sit sitting aisle window legroom row",
-    "hotel hotels room rooms stay staying accommodation lodging inn resort bed",
-    "food meal meals eat eating eats dinner lunch breakfast restaurant restaurants cuisine dishes table"
-    " vegetarian vegan halal kosher diet dietary lactose gluten",
-    "allergy allergic allergies intolerant epipen",
-    "car cars rental rent rents hire hires drive driving wheels",
-    "budget price cost costs spend cheap expensive afford night",
-    "train trains rail railway railcard interrail",
-    "airport airports layover layovers connection connections stopover transfer direct",
-    "lounge lounges wait",
-    "passport visa paperwork documents",
-    "kid kids child children family daughter son",
-    "pet pets dog dogs cat",
-    "gym fitness workout",
-    "quiet noise noisy",
-    "loyalty points miles frequent flyer status member",
-    "insurance cover covers",
-    "home live lives living based",
-    "work business conference meeting clients fair company corporate",
-    "expense expenses receipts reimbursement claim claims",
-    "evening night nightlife bar bars pub pubs",
-    "luggage bag bags pack packing carry",
-))
+SYNONYMS: tuple[frozenset[str], ...] = tuple(
+    frozenset(g.split())
+    for g in (
+        "flight flights fly flying flies plane planes airline airlines airfare fare fares aircraft",
+        "seat seats sit sitting aisle window legroom row",
+        "hotel hotels room rooms stay staying accommodation lodging inn resort bed",
+        "food meal meals eat eating eats dinner lunch breakfast restaurant restaurants cuisine"
+        " dishes table"
+        " vegetarian vegan halal kosher diet dietary lactose gluten",
+        "allergy allergic allergies intolerant epipen",
+        "car cars rental rent rents hire hires drive driving wheels",
+        "budget price cost costs spend cheap expensive afford night",
+        "train trains rail railway railcard interrail",
+        "airport airports layover layovers connection connections stopover transfer direct",
+        "lounge lounges wait",
+        "passport visa paperwork documents",
+        "kid kids child children family daughter son",
+        "pet pets dog dogs cat",
+        "gym fitness workout",
+        "quiet noise noisy",
+        "loyalty points miles frequent flyer status member",
+        "insurance cover covers",
+        "home live lives living based",
+        "work business conference meeting clients fair company corporate",
+        "expense expenses receipts reimbursement claim claims",
+        "evening night nightlife bar bars pub pubs",
+        "luggage bag bags pack packing carry",
+    )
+)
 
 # Words that ask for something rather than say what it is about: "find me", "what about", "please".
-REQUEST_WORDS = frozenset("""
+REQUEST_WORDS = frozenset(
+    """
 what which where who whom whose why how find book get give got go going make arrange plan pick help
 please thanks thank tell show let lets any anything something somewhere someone usual next tonight
-today tomorrow week day days time trip trips""".split())
+today tomorrow week day days time trip trips""".split()
+)
 SYNONYM_WEIGHT = 0.4  # a word the user did not say counts less than one they did
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
 def _message_words(text: str) -> list[str]:
-    words = [w for w in _WORD.findall(text.casefold())
-             if len(w) > 1 and w not in STOPWORDS and w not in REQUEST_WORDS and stem(w) not in NOT_A_TOPIC]
+    words = [
+        w
+        for w in _WORD.findall(text.casefold())
+        if len(w) > 1
+        and w not in STOPWORDS
+        and w not in REQUEST_WORDS
+        and stem(w) not in NOT_A_TOPIC
+    ]
     return list(dict.fromkeys(words))
 
 
@@ -126,7 +138,7 @@ def term_weights(text: str) -> dict[str, float]:
     return {stem(t): 1.0 if stem(t) in own else SYNONYM_WEIGHT for t in query_terms(text)}
 
 
-# -- ranking ----------------------------------------------------------------------------------------
+# -- ranking --------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -145,10 +157,12 @@ class ScoredNote:
         return self.note.source_ref
 
     def explain(self, weights: RankWeights = WEIGHTS) -> str:
-        """"0.84 = 0.6×relevance 1.00 + 0.2×recency 0.71 + 0.2×confidence 0.90"."""
-        return (f"{self.score:.2f} = {weights.relevance:g}×relevance {self.relevance:.2f}"
-                f" + {weights.recency:g}×recency {self.recency:.2f}"
-                f" + {weights.confidence:g}×confidence {self.confidence:.2f}")
+        """ "0.84 = 0.6×relevance 1.00 + 0.2×recency 0.71 + 0.2×confidence 0.90"."""
+        return (
+            f"{self.score:.2f} = {weights.relevance:g}×relevance {self.relevance:.2f}"
+            f" + {weights.recency:g}×recency {self.recency:.2f}"
+            f" + {weights.confidence:g}×confidence {self.confidence:.2f}"
+        )
 
 
 @dataclass
@@ -194,14 +208,28 @@ def bm25(weights: dict[str, float], notes: Sequence[MemoryNote], total_notes: in
         for t in wanted:
             tf = doc.count(t)
             if tf:
-                score += weights[t] * idf[t] * tf * (BM25_K1 + 1) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * len(doc) / avg_len))
+                score += (
+                    weights[t]
+                    * idf[t]
+                    * tf
+                    * (BM25_K1 + 1)
+                    / (tf + BM25_K1 * (1 - BM25_B + BM25_B * len(doc) / avg_len))
+                )
         scores.append(score)
     return scores
 
 
-def rank(notes: Sequence[MemoryNote], query: str, now: datetime, *, total_notes: int = 0,
-         limit: int = SEARCH_LIMIT, threshold: float = THRESHOLD, weights: RankWeights = WEIGHTS,
-         min_relevance: float = MIN_RELEVANCE) -> Ranking:
+def rank(
+    notes: Sequence[MemoryNote],
+    query: str,
+    now: datetime,
+    *,
+    total_notes: int = 0,
+    limit: int = SEARCH_LIMIT,
+    threshold: float = THRESHOLD,
+    weights: RankWeights = WEIGHTS,
+    min_relevance: float = MIN_RELEVANCE,
+) -> Ranking:
     """Score the recalled `notes` for `query`, dedupe, threshold and cut; the best note comes first.
 
     `total_notes` is how many live notes the user has (for BM25's document frequencies).
@@ -238,8 +266,13 @@ def rank(notes: Sequence[MemoryNote], query: str, now: datetime, *, total_notes:
 # -- when to retrieve, and how a retrieved note is shown ------------------------------------------
 
 
-def should_retrieve(live_notes: Sequence[MemoryNote], tokens: int, *,
-                    above_notes: int = RETRIEVE_ABOVE_NOTES, above_tokens: int = RETRIEVE_ABOVE_TOKENS) -> bool:
+def should_retrieve(
+    live_notes: Sequence[MemoryNote],
+    tokens: int,
+    *,
+    above_notes: int = RETRIEVE_ABOVE_NOTES,
+    above_tokens: int = RETRIEVE_ABOVE_TOKENS,
+) -> bool:
     """Small memories are injected whole (cheap, and nothing relevant can be missed)."""
     return len(live_notes) > above_notes or tokens > above_tokens
 
@@ -264,8 +297,31 @@ def latest_user_message(items: Sequence[object]) -> str:
 
 
 __all__ = [
-    "BM25_B", "BM25_K1", "HALF_LIFE_DAYS", "LEFT_OUT_BELOW_THRESHOLD", "LEFT_OUT_BEYOND_LIMIT", "LEFT_OUT_DUPLICATE",
-    "LEFT_OUT_NOT_RECALLED", "MIN_RELEVANCE", "RECALL_LIMIT", "RETRIEVE_ABOVE_NOTES", "RETRIEVE_ABOVE_TOKENS", "RankWeights",
-    "Ranking", "SEARCH_LIMIT", "SYNONYM_WEIGHT", "bm25", "SYNONYMS", "ScoredNote", "THRESHOLD", "WEIGHTS", "latest_user_message",
-    "query_terms", "rank", "term_weights", "recency", "render_retrieved_line", "should_retrieve",
+    "BM25_B",
+    "BM25_K1",
+    "HALF_LIFE_DAYS",
+    "LEFT_OUT_BELOW_THRESHOLD",
+    "LEFT_OUT_BEYOND_LIMIT",
+    "LEFT_OUT_DUPLICATE",
+    "LEFT_OUT_NOT_RECALLED",
+    "MIN_RELEVANCE",
+    "RECALL_LIMIT",
+    "RETRIEVE_ABOVE_NOTES",
+    "RETRIEVE_ABOVE_TOKENS",
+    "RankWeights",
+    "Ranking",
+    "SEARCH_LIMIT",
+    "SYNONYM_WEIGHT",
+    "bm25",
+    "SYNONYMS",
+    "ScoredNote",
+    "THRESHOLD",
+    "WEIGHTS",
+    "latest_user_message",
+    "query_terms",
+    "rank",
+    "term_weights",
+    "recency",
+    "render_retrieved_line",
+    "should_retrieve",
 ]

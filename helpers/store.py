@@ -35,13 +35,18 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from helpers.retrieval import (
-    RECALL_LIMIT, SEARCH_LIMIT, THRESHOLD, WEIGHTS, RankWeights, Ranking, ScoredNote, query_terms, rank,
+    RECALL_LIMIT, SEARCH_LIMIT, THRESHOLD, WEIGHTS, RankWeights, Ranking, ScoredNote, query_terms,
+    rank,
 )
 from helpers.state import Clock, MemoryNote, MemoryState, parse_time, system_clock
 
 # One full-text token per (tenant, user): hex never holds the separator 'x', so it is one-to-one,
 # and the trailing 'x' keeps the porter stemmer off it. `_owner_token` is the same in Python.
 _OWNER_TOKEN_SQL = "'o' || hex({t}) || 'x' || hex({u}) || 'x'"
+
+
+def _owner_sql(row: str) -> str:
+    return _OWNER_TOKEN_SQL.format(t=f"{row}.tenant_id", u=f"{row}.user_id")
 
 
 def _owner_token(tenant_id: str, user_id: str) -> str:
@@ -100,18 +105,19 @@ MIGRATIONS: list[list[str]] = [
         """CREATE VIRTUAL TABLE notes_search USING fts5(
             owner, text, keywords, content='', tokenize='porter unicode61 remove_diacritics 2')""",
         f"""CREATE TRIGGER notes_search_insert AFTER INSERT ON notes BEGIN
-            INSERT INTO notes_search_key (tenant_id, user_id, id) VALUES (NEW.tenant_id, NEW.user_id, NEW.id);
+            INSERT INTO notes_search_key (tenant_id, user_id, id)
+                VALUES (NEW.tenant_id, NEW.user_id, NEW.id);
             INSERT INTO notes_search (rowid, owner, text, keywords) VALUES (
                 (SELECT fts_rowid FROM notes_search_key WHERE tenant_id = NEW.tenant_id
                    AND user_id = NEW.user_id AND id = NEW.id),
-                {_OWNER_TOKEN_SQL.format(t="NEW.tenant_id", u="NEW.user_id")}, NEW.text, NEW.keywords);
+                {_owner_sql("NEW")}, NEW.text, NEW.keywords);
         END""",
         # A contentless table forgets a row when told its old values ('delete'), so triggers do it.
         f"""CREATE TRIGGER notes_search_delete AFTER DELETE ON notes BEGIN
             INSERT INTO notes_search (notes_search, rowid, owner, text, keywords) VALUES ('delete',
                 (SELECT fts_rowid FROM notes_search_key WHERE tenant_id = OLD.tenant_id
                    AND user_id = OLD.user_id AND id = OLD.id),
-                {_OWNER_TOKEN_SQL.format(t="OLD.tenant_id", u="OLD.user_id")}, OLD.text, OLD.keywords);
+                {_owner_sql("OLD")}, OLD.text, OLD.keywords);
             DELETE FROM notes_search_key WHERE tenant_id = OLD.tenant_id AND user_id = OLD.user_id
                 AND id = OLD.id;
         END""",
@@ -120,11 +126,11 @@ MIGRATIONS: list[list[str]] = [
             INSERT INTO notes_search (notes_search, rowid, owner, text, keywords) VALUES ('delete',
                 (SELECT fts_rowid FROM notes_search_key WHERE tenant_id = OLD.tenant_id
                    AND user_id = OLD.user_id AND id = OLD.id),
-                {_OWNER_TOKEN_SQL.format(t="OLD.tenant_id", u="OLD.user_id")}, OLD.text, OLD.keywords);
+                {_owner_sql("OLD")}, OLD.text, OLD.keywords);
             INSERT INTO notes_search (rowid, owner, text, keywords) VALUES (
                 (SELECT fts_rowid FROM notes_search_key WHERE tenant_id = NEW.tenant_id
                    AND user_id = NEW.user_id AND id = NEW.id),
-                {_OWNER_TOKEN_SQL.format(t="NEW.tenant_id", u="NEW.user_id")}, NEW.text, NEW.keywords);
+                {_owner_sql("NEW")}, NEW.text, NEW.keywords);
         END""",
         # Erasure: a delete only marks postings dead; 'optimize' rewrites the index without them,
         # so erased words leave the file (SQLite < 3.42 has no FTS5 'secure-delete'). Every erasure
@@ -134,9 +140,10 @@ MIGRATIONS: list[list[str]] = [
             INSERT INTO notes_search (notes_search) VALUES ('optimize');
         END""",
         # Notes written before this migration.
-        "INSERT INTO notes_search_key (tenant_id, user_id, id) SELECT tenant_id, user_id, id FROM notes",
+        """INSERT INTO notes_search_key (tenant_id, user_id, id)
+           SELECT tenant_id, user_id, id FROM notes""",
         f"""INSERT INTO notes_search (rowid, owner, text, keywords)
-            SELECT k.fts_rowid, {_OWNER_TOKEN_SQL.format(t="n.tenant_id", u="n.user_id")}, n.text, n.keywords
+            SELECT k.fts_rowid, {_owner_sql("n")}, n.text, n.keywords
             FROM notes AS n JOIN notes_search_key AS k USING (tenant_id, user_id, id)""",
     ],
 ]
@@ -603,8 +610,9 @@ class UserMemory:
         return self.search_ranking(query, kinds=kinds, limit=limit, threshold=threshold,
                                    weights=weights).kept
 
-    def search_ranking(self, query: str, *, kinds: Iterable[str] | None = None, limit: int = SEARCH_LIMIT,
-                       threshold: float = THRESHOLD, weights: RankWeights = WEIGHTS) -> Ranking:
+    def search_ranking(self, query: str, *, kinds: Iterable[str] | None = None,
+                       limit: int = SEARCH_LIMIT, threshold: float = THRESHOLD,
+                       weights: RankWeights = WEIGHTS) -> Ranking:
         """`search`, plus the recalled notes it dropped and why (for the prompt inspector)."""
         terms = query_terms(query)
         if not terms:
@@ -613,11 +621,12 @@ class UserMemory:
         match = (f'{{owner}} : "{_owner_token(self._tenant_id, self._user_id)}" AND '
                  f'{{text keywords}} : ({" OR ".join(f"{chr(34)}{t}{chr(34)}" for t in terms)})')
         kinds = None if kinds is None else json.dumps(sorted(set(kinds)))
-        # No ORDER BY bm25(): FTS5 would count each term over every tenant's notes (see retrieval.bm25).
+        # No ORDER BY bm25(): FTS5 counts each term over every tenant's notes (see retrieval.bm25).
         sql = f"""SELECT {", ".join(f"n.{c}" for c in _NOTE_COLUMNS)}
                   FROM notes_search
                   JOIN notes_search_key AS k ON k.fts_rowid = notes_search.rowid
-                  JOIN notes AS n ON n.tenant_id = k.tenant_id AND n.user_id = k.user_id AND n.id = k.id
+                  JOIN notes AS n
+                    ON n.tenant_id = k.tenant_id AND n.user_id = k.user_id AND n.id = k.id
                   WHERE notes_search MATCH :match
                     AND k.tenant_id = :tenant AND k.user_id = :user
                     AND n.tenant_id = :tenant AND n.user_id = :user AND n.status = 'active'
