@@ -308,6 +308,10 @@ _secret_patterns = _any(
     rf"(?<![\w-]){_SECRET_WORD}(?![\w-])\s*[\"'`]?(?=\S*[\d!@#$%^&*?])\S{{3,}}",
     rf"(?<![\w-]){_SECRET_WORD}(?![\w-])[^\n\d]{{0,12}}?(?<![\d-])\d{{4,8}}(?![\d-])",
     rf"\S{{3,}} (?:is|as) (?:my|her|his|their|the|our) (?:\w+ )?{_SECRET_WORD}\b",
+    rf"(?<![\w-]){_SECRET_WORD}(?![\w-])\s+(?:for|to|of|on)\s+[^\n]{{0,30}}?\s(?:is|:|=|-)\s*"
+    r"\S*[\d!@#$%^&*]\S*",
+    r"\bcode (?:to|for|of) (?:my|her|his|the|our|their) (?:\w+ )?(?:door|house|home|gate|garage|safe|alarm|"
+    r"locker|lock|building|apartment|flat|phone|account|card|bank|car)\b[^\n\d]{0,12}\d{3,8}",
     r"\b(?:login|logon|pass|credentials?|user(?:name)?/password)\s*[:=]\s*\S{3,}",
 )
 
@@ -361,7 +365,7 @@ _ID_CUES = re.compile(
     r"nhs number|voter id|social security number|steuer-?id|steuernummer|personalausweis|personnummer|"
     r"codice fiscale|carte d'identite|numero fiscal|documento de identidad|burgerservicenummer)\b"
     r"|\b(?-i:SSN|SIN|NINO|NI|TFN|PAN|TIN|ITIN|EIN|DL|ID|IDs|NIE|NIF|DNI|BSN|CPF|NRIC|FIN|HKID|UTR|PPSN?|"
-    r"CURP|RFC|PESEL|EPIC|CNIC|NIN|NID|KTN|TSA|SSS|UMID|PRC|RUT|CUIT|CUIL|RRN|MRZ)\b",
+    r"CURP|RFC|PESEL|EPIC|CNIC|NIN|NID|KTN|TSA|SSS|UMID|PRC|RUT|CUIT|CUIL|RRN|MRZ)(?:\b|(?=\d))",
     _I,
 )
 _DATE_SHAPES = re.compile(
@@ -406,7 +410,7 @@ def _bare_government_id(text: str) -> bool:
 
 
 _bare_id_shapes = _any(
-    r"\b[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b",  # UK NINO
+    r"\b[A-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b",  # UK NINO
     r"\b[A-Z]{3}[PCHFATBLJG][A-Z]\d{4}[A-Z]\b",  # India PAN
     r"\b[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z]\b",  # Italy codice fiscale
     r"\b[STFGM]\d{7}[A-Z]\b|\b[XYZ]\d{7}[A-Z]\b|\b\d{8}[A-Z]\b",  # Singapore NRIC, Spain NIE / DNI
@@ -563,6 +567,7 @@ _SECTIONS = r"(?:memory_policy|user_profile|global_memory|session_memory|recent_
 # something aside, then (within a few words) what an assistant is given.
 _SET_ASIDE = (
     r"(?:ignor\w*|disregard\w*|forget\w*|forgot|overrid\w*|overrul\w*|bypass\w*|overlook\w*|neglect\w*|"
+    r"throw (?:out|away)|scrap|ditch|wipe|scrub|purge|unlearn|"
     r"skip\w*|abandon\w*|discard\w*|dismiss\w*|drop|erase|delete|clear|reset|cancel|nevermind|never mind|"
     r"(?:set|put|leave|cast|throw|toss) (?:\w+ )?aside|pay no (?:attention|heed|mind)|(?:do not|don't|dont|"
     r"stop|quit|cease|no longer|never) (?:follow\w*|obey\w*|adher\w* to|comply\w* with|listen\w* to|"
@@ -649,7 +654,8 @@ _instruction_injection = _any(
     r"instructions))|\bre-?program\w*\b|\b(?:end|stop) of (?:prompt|instructions|input|system|context|"
     r"conversation|document)\b",
     r"\b(?:you are now|you're now|you will now|you are no longer|you're no longer|"
-    r"(?:from now on|henceforth|starting now),? (?:you|the assistant|the ai|the model|ignore|forget|"
+    r"(?:from now on|from this point(?: on| forward)?|from here on|going forward|henceforth|hereafter|"
+    r"starting now),? (?:you|the assistant|the ai|the model|ignore|forget|"
     r"disregard|always respond|respond|reply|answer|act)|"
     r"act as|acting as|pretend (?:to be|you are|you're)|roleplay|role-play|role play|"
     r"imagine you are|you have been (?:freed|released|jailbroken|unlocked)|jailbr[eo]\w*|"
@@ -678,9 +684,39 @@ _instruction_injection = _any(
     r" (?:always|never|now|ignore|obey|reveal|respond|reply|say|output|only)\b",
     r"\byou (?:must|shall|should|will|are to|have to|need to) (?:always|never|now|ignore|obey|only|forget|"
     r"disregard|reveal|comply)\b",
-    r"\bdo not (?:tell|inform|alert|warn|notify) the user\b|\bwithout (?:telling|informing|alerting) the user\b",
-    r"\b(?:important|urgent|attention|warning|notice|note)\s*(?:!+|:)\s*(?:ai|assistant|agent|model|"
-    r"chatbot|llm|system)\b",
+    r"\b(?:do not|don't|never|without) (?:tell|telling|inform|informing|alert|alerting|warn|warning|notify|"
+    r"notifying|mention\w* (?:it |this )?to|let\w*) the user\b",
+    # Words addressed to the assistant: "Note to AI:", "Attention assistant!", "Hey LLM,".
+    r"\b(?:important|urgent|attention|warning|notice|note|message|memo|reminder|dear|hey|hi|hello|psst)"
+    r"(?:\s*(?:!+|:|,)\s*|\s+(?:to |for )?(?:the |all |any )?)(?:ai|ais|assistant|agent|model|chatbot|llm|"
+    r"llms|bot|gpt|chatgpt|claude|gemini|system)\b",
+    # Statements that what the assistant was given no longer holds.
+    rf"\b{_EARLIER}\s+(?:\w+\s+)?(?:instructions?|context|rules|prompts?|programming|orders|guidelines|"
+    r"directives?|commands|polic(?:y|ies)|settings|restrictions|constraints|tasks?)\s+(?:are|is|were|was|have|"
+    r"has)\s+(?:been\s+|now\s+)?(?:void|null|cancel+ed|invalid|revoked|obsolete|updated|changed|replaced|"
+    r"overridden|lifted|suspended|disabled|removed|deleted|a test|fake|outdated|expired|over|irrelevant|"
+    r"superseded|no longer)\b",
+    r"\b(?:no longer|doesn't|does not|don't|do not) (?:appl(?:y|ies)|matter|count|stand)\b|"
+    r"\b(?:everything|anything|all|whatever)\b[^\n]{0,25}\b(?:above|before|prior|earlier)\b[^\n]{0,25}"
+    r"\b(?:is|are|was) (?:void|null|cancel+ed|invalid|irrelevant|fake|a test|over)\b",
+    rf"\b(?:set|put|leave|push|cast|move)\b[^\n]{{0,40}}?\b{_GIVEN}\b[^\n]{{0,10}}?\b(?:aside|to (?:one|the) "
+    rf"side|behind)\b",
+    r"\b(?:what|which) (?:\w+ )?(?:instructions|rules|prompt|guidelines|directives|orders|system message) "
+    r"(?:were you|have you|did you|are you|do you)\b",
+    r"\b(?:first|last|initial|opening) \d+ (?:words|lines|characters|sentences|tokens|paragraphs)\b",
+    rf"\b{_REVEAL}\b[^\n]{{0,20}}\b(?:everything|all|anything|the text|the words|what(?:ever)? "
+    r"(?:is|was|comes|came)) (?:written |said )?(?:above|before|prior|earlier)\b",
+    r"\b(?:your|the ai's|the assistant's|the model's) (?:developers?|creators?|programmers?|makers?|"
+    r"trainers?|operators?|owners?|admins?|context|context window)\b|\bnot what (?:your|the) "
+    r"(?:developers?|creators?|system|instructions|rules|prompt|polic(?:y|ies))\b",
+    r"\b(?:disable|deactivate|turn off|switch off|lift|suspend|remove|bypass|circumvent)\w* (?:the |your |all "
+    r"|any )?(?:memory |write |safety |content |security )?(?:gate|filters?|safety|polic(?:y|ies)|guard\w*|"
+    r"rules|restrictions|moderation|censorship|safeguards|guidelines)\b",
+    r"\boverride (?:code|mode|command|key|protocol|instruction|password|token|sequence|enabled)\b|"
+    r"\bno (?:content )?(?:polic(?:y|ies)|filters?|guardrails|moderation|censorship|limitations)\b",
+    r"\bsimulat\w* (?:a |an |the )?(?:\w+ )?(?:model|ai|assistant|chatbot|system|terminal|console|shell|"
+    r"llm|bot)\b|\byou(?:'re| are) (?:\w+ ){0,2}now\b",
+    r"\bremember (?:this|that|it) (?:forever|permanently|always|for all future)\b",
     r"\b(?:ai|assistant|agent|model|chatbot|llm)\s*(?:,|:)\s*(?:ignore|forget|you must|please ignore|"
     r"disregard|stop)\b",
 )
