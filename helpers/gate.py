@@ -13,6 +13,28 @@ write is never stored; the ledger keeps only a hash of its text.
 Numbers alone are not suspicious: budgets, times, seat rows, counts, durations
 and flight numbers pass. Card numbers are recognised by their Luhn checksum and
 IBANs by their mod-97 checksum, so ordinary numbers don't trip those rules.
+
+Before any rule looks, the text is read as a person would read it: invisible characters
+(every Unicode format character, combining marks, variation selectors) are dropped, look-alike
+letters from other scripts become the Latin letter they imitate, digits spelled out become
+digits, and base64 strings that decode to text are read too. Digit groups may be split by any
+separator ("4111.1111/...", " - ", a line break); what counts is the shape of the groups and
+their checksum. Instruction-shaped text is matched by classes of words (a verb that sets
+something aside x what an assistant is given; reveal x its instructions; authority and mode
+claims; tags with system-like names), not by a list of phrases. An ID cue ("passport", "SSN")
+may sit in the text or in a keyword.
+
+Why these detectors (measured by benchmarks/gate_library_compare.py on the corpus,
+python -m helpers.gate_eval): the TR39 confusables table comes from `confusable-homoglyphs`
+(small, no dependencies; a hand list would miss most of its 1,315 look-alikes; transliterators
+such as anyascii map Cyrillic "р" to "r", not to the "p" it imitates). presidio-analyzer was
+rejected: with the blank spaCy pipeline that runs offline its context words do not work, and it
+found 32 % of the corpus's IDs, contacts and payment data (gate: 100 %), blocked 20 of 561
+ordinary preferences and took 6 ms p95 per text, over the 5 ms budget, for ~300 MB of
+dependencies. detect-secrets' plugins found 25 % of the corpus's credentials (they look for
+secrets in code, not sentences such as "pw hunter2"); its token formats are matched here
+instead. phonenumbers found 84 % of the phone numbers (gate: 100 %) at 3.5 ms p95 for five
+regions, with one false block.
 """
 
 from __future__ import annotations
