@@ -308,11 +308,19 @@ _TOKEN_FORMATS = (
     r"\b(?:AccountKey|SharedAccessKey|aws_secret_access_key|aws_session_token)\s*[=:]\s*\S{8,}",
 )
 # "db_password = ...", "apiKey: ...", "secretKey=..." in config, code or JSON.
-_ASSIGNED = (
-    r"[\"']?[\w.-]*(?:passw(?:or)?d|passwd|pwd|secret|credential|private[_-]?key|api[_-]?key|apikey|"
+_KEY_NAMES = (
+    r"(?:passw(?:or)?d|passwd|pwd|secret|credential|private[_-]?key|priv[_-]?key|api[_-]?key|apikey|"
     r"access[_-]?key|auth[_-]?key|auth[_-]?token|access[_-]?token|session[_-]?token|refresh[_-]?token|"
-    r"signing[_-]?key|encryption[_-]?key|master[_-]?key|client[_-]?key)[\w.-]*[\"']?"
-    r"\s*(?:=|:=|=>|:|==|!=)\s*[\"'`]?[^\s\"'`,;]{3,}"
+    r"signing[_-]?key|encryption[_-]?key|master[_-]?key|client[_-]?key|service[_-]?key|account[_-]?key|"
+    r"db[_-]?key|database[_-]?key|db[_-]?pass|database[_-]?pass|key[_-]?pass|contrasena)"
+)
+# "db_password = ...", "apiKey: ...", 'char password[] = "..."', 'password.assign("...")', and
+# '"..." == password', in config, code or JSON.
+_ASSIGNED = (
+    rf"[\"'$@]?[\w.-]*{_KEY_NAMES}[\w.-]*[\]'\"]{{0,2}}(?:\[\])?"
+    r"\s*(?:=|:=|=>|:|==|!=|===|!==|\.assign\(|\()\s*@?[\"'`]?[^\s\"'`,;)]{3,}",
+    rf"[\"'][^\"'\s]{{3,}}[\"']\s*[!=]={{1,2}}\s*[\w.$]*{_KEY_NAMES}",
+    rf"<\s*([\w-]*{_KEY_NAMES}[\w-]*)\s*>\s*[^<\s]{{3,}}\s*</\s*\1\s*>",
 )
 _GENERIC_ASSIGNED = r"\b[\w.-]*(?:key|token|auth|sid)[\"']?\s*(?:=|:=|=>|:)\s*[\"'`]?(?=[^\s\"'`]*\d)[A-Za-z0-9+/_.=-]{16,}"
 
@@ -324,7 +332,7 @@ def _foreign_words(words: Iterable[str]) -> str:
 _SECRET_WORD = _SECRET_WORDS.replace("{foreign}", _foreign_words(_FOREIGN_SECRET_WORDS))
 _secret_patterns = _any(
     *_TOKEN_FORMATS,
-    _ASSIGNED,
+    *_ASSIGNED,
     _GENERIC_ASSIGNED,
     rf"(?<![\w-]){_SECRET_WORD}(?![\w-])\s*(?:\(\w+\)\s*)?{_VALUE_VERBS}\s*[\"'`]?\S{{2,}}",
     rf"(?<![\w-]){_SECRET_WORD}(?![\w-])\s*[\"'`]?(?=\S*[\d!@#$%^&*?])\S{{3,}}",
@@ -550,12 +558,28 @@ _account_number = _any(
     r"(?<![\d.,])\d{9,}(?![\d.,])",  # a long bare number: an account or ID, never a preference
 )
 
-_speculation = _any(
-    r"\b(?:probably|presumably|perhaps|possibly|maybe|likely|apparently|seemingly|supposedly|conceivably)\b",
+_HEDGES = re.compile(
+    r"\b(?:probably|presumably|perhaps|possibly|maybe|likely|apparently|seemingly|supposedly|conceivably)\b"
+    r"|\b(?:might|could|may) (?:also )?(?:prefer|like|want|need|enjoy|hate|dislike)\b", _I)
+# The user hedging their own wish ("I'd probably pick the window", "Maybe Lisbon, I've heard great
+# things") says what they want; the hedge of a guesser ("she probably likes tea") does not.
+_FIRST_PERSON = re.compile(r"\b(?:i|i'd|i'm|i'll|i've|me|we|we'd|we're|we'll|my|our|us)\b", _I)
+
+
+def _guessing_hedge(text: str) -> bool:
+    for match in _HEDGES.finditer(text):
+        start = max(text.rfind(ch, 0, match.start()) for ch in ".;!?\n") + 1
+        ends = [i for i in (text.find(ch, match.end()) for ch in ".;!?\n") if i != -1]
+        if not _FIRST_PERSON.search(text[start:min(ends, default=len(text))]):
+            return True
+    return False
+
+
+_speculation_patterns = _any(
     r"\b(?:seems?|seemed|appears?|appeared) (?:to|like|that)\b",
-    r"\b(?:might|could|may) (?:also )?(?:prefer|like|want|need|enjoy|hate|dislike)\b",
-    r"\b(?:she|he|they|the user|user|i) (?:might|could|may) (?:also )?(?:be|have)\b",
-    r"\bi (?:think|guess|suspect|assume|bet|believe|reckon|imagine|feel like|gather)\b",
+    r"\b(?:she|he|they|the user|user) (?:might|could|may) (?:also )?(?:be|have)\b",
+    r"\bi (?:think|guess|suspect|assume|bet|believe|reckon|imagine|feel like|gather)\b (?:that )?"
+    r"(?:she|he|they|the user|user|the customer|the traveller|the traveler)\b",
     r"\b(?:my guess|i'd guess|i would guess|sounds like|looks like (?:she|he|they|the user)|judging by|"
     r"inferred|infer|i infer|presumed|assum(?:e|ing) (?:she|he|they|the user))\b",
     r"\bbased on (?:her|his|their|the user's|your) (?:past|previous|earlier|recent|history|bookings?|trips?)\b",
@@ -563,6 +587,11 @@ _speculation = _any(
     r"\b(?:she|he|they|the user)(?:'s| is| are) (?:must be|bound to)\b",
     r"\b(?:she|he|they|the user) must (?:be|have|like|prefer|want)\b",
 )
+
+
+def _speculation(text: str) -> bool:
+    return _speculation_patterns(text) or _guessing_hedge(text)
+
 
 _MOODS = (
     r"(?:stressed(?: out)?|tired|exhausted|worn out|anxious|nervous|upset|angry|annoyed|frustrated|grumpy|"
@@ -589,19 +618,20 @@ _SECTIONS = r"(?:memory_policy|user_profile|global_memory|session_memory|recent_
 # something aside, then (within a few words) what an assistant is given.
 _SET_ASIDE = (
     r"(?:ignor\w*|disregard\w*|forget\w*|forgot|overrid\w*|overrul\w*|bypass\w*|overlook\w*|neglect\w*|"
-    r"throw (?:out|away)|scrap|ditch|wipe|scrub|purge|unlearn|"
-    r"skip\w*|abandon\w*|discard\w*|dismiss\w*|drop|erase|delete|clear|reset|cancel|nevermind|never mind|"
-    r"(?:set|put|leave|cast|throw|toss) (?:\w+ )?aside|pay no (?:attention|heed|mind)|(?:do not|don't|dont|"
-    r"stop|quit|cease|no longer|never) (?:follow\w*|obey\w*|adher\w* to|comply\w* with|listen\w* to|"
-    r"consider\w*|pay\w* attention to|heed\w*)|"
+    r"nevermind|never mind|unlearn|(?:set|put|leave|cast|throw|toss) (?:\w+ )?aside|"
+    r"pay no (?:attention|heed|mind)|(?:do not|don't|dont|stop|quit|cease|no longer|never) (?:follow\w*|"
+    r"obey\w*|adher\w* to|comply\w* with|listen\w* to|consider\w*|pay\w* attention to|heed\w*)|"
     r"ignoriere\w*|vergiss|vergessen|missachte\w*|ubergehe\w*|oublie\w*|ignorez|olvid\w*|ignora\w*|"
     r"dimentica\w*|esquec\w*|esqueca\w*|vergeet|negeer\w*|zignoruj\w*|zapomnij)"
 )
-_GIVEN = (
-    r"(?:instruct\w*|direction|directions|directive\w*|command\w*|orders|rules?|guidelines?|guidance|"
-    r"prompts?|programming|programmed|training|context|constraints?|restrictions?|limitations?|"
-    r"polic(?:y|ies)|guardrails?|safeguards?|filters?|safety|ethics|principles|task|tasks|assignment|"
-    r"conversation|messages?|input|text|content|"
+# Everyday verbs ("skip", "drop", "cancel") count only with the assistant's own instructions as object:
+# "skips the safety demo" and "cancels orders" are about the user.
+_WEAK_SET_ASIDE = (r"(?:skip\w*|abandon\w*|discard\w*|dismiss\w*|drop|erase|delete|clear|reset|cancel|"
+                   r"throw (?:out|away)|scrap|ditch|wipe|scrub|purge)")
+_GIVEN_STRONG = (
+    r"(?:instruct\w*|directions|directive\w*|commands|prompts?|programming|programmed|guidelines|guidance|"
+    r"constraints|restrictions|guardrails?|safeguards?|polic(?:y|ies)|rules|(?:previous|prior|earlier|"
+    r"original|initial|preceding) (?:tasks?|context|conversation|messages|text|input|content|assignment)|"
     # What the assistant was told, not what the user said: "forget what I told you about Alex" is fine.
     r"(?:you|you've|you have|you were|you are|you've been|you have been|been) (?:been )?(?:told|taught|"
     r"given|asked|trained|fed|shown)|"
@@ -611,6 +641,9 @@ _GIVEN = (
     r"anweisung\w*|befehl\w*|regeln|vorgaben|instruktion\w*|consignes?|instructions|regles|instrucciones|"
     r"reglas|ordenes|istruzioni|regole|instrucoes|regras|instructies|regels|polecenia|instrukcje)"
 )
+_GIVEN = (rf"(?:{_GIVEN_STRONG}|direction|command|orders|rule|guideline|training|context|constraint|"
+          r"restriction|limitations?|filters?|safety|ethics|principles|task|tasks|assignment|conversation|"
+          r"messages?|input|text|content)")
 _EARLIER = (r"(?:above|previous(?:ly)?|prior|preceding|earlier|before|initial|original|former|old|"
             r"system|developer|all|any|every|these|those|your|my|the|vorherigen|bisherigen|precedentes?|"
             r"anteriores|precedenti|anteriores|vorige|poprzednie)")
@@ -628,18 +661,18 @@ _MODES = (r"(?:developer|dev|admin|administrator|god|debug|maintenance|jailbreak
           r"super ?user|privileged|unlocked|no[- ]?limits?|system)")
 _AUTHORITY = (r"(?:developer|creator|maker|admin|administrator|owner|operator|programmer|master|engineer|"
               r"supervisor|boss|manager|trainer|author|designer|sysadmin|system)")
-_instruction_injection = _any(
+_injection_patterns = _any(
     # Set aside what the assistant was given: "Ignore the above directions", "Overlook all that you've
     # been instructed before", "Forget everything you have been told", "regardless of previous tasks".
     rf"\b{_SET_ASIDE}\b[^\n]{{0,60}}?\b{_GIVEN}\b",
+    rf"\b{_WEAK_SET_ASIDE}\b[^\n]{{0,40}}?\b{_GIVEN_STRONG}\b",
     rf"\b(?:regardless of|irrespective of|notwithstanding|in spite of|despite|instead of|rather than)\s+"
     rf"(?:\w+\s+){{0,3}}?{_EARLIER}?\s*(?:\w+\s+)?{_GIVEN}\b",
     r"\b(?:regardless of|irrespective of|whatever|no matter) what (?:the |your |my |any )?(?:system|developer|"
     r"rules?|polic(?:y|ies)|guidelines|instructions|prompt|anyone|others?|user|admin\w*|operator) "
     r"(?:says?|said|wants?|tells? you|told you)\b",
     rf"\b(?:new|updated|real|actual|true|revised|different|additional|secret|hidden|override) "
-    rf"(?:system )?(?:prompt|instructions?|persona|directives?|rules|task|objective|goal|role|identity|"
-    rf"orders|commands?|programming|policy)\b",
+    rf"(?:system )?(?:prompt|instructions?|persona|directives?|orders|commands?|programming)\b",
     rf"\byour (?:new |real |actual |true |only |next |primary |main )?(?:task|job|goal|objective|mission|"
     rf"purpose|role|instructions?|orders|function|directive) (?:is|are|now|will be|from now)\b",
     r"\bsystem prompt\b|\bsystem message\b|\bpre-?prompt\b|\bprompt injection\b",
@@ -655,11 +688,12 @@ _instruction_injection = _any(
     # Persona and game framings.
     r"\b(?:let's|lets|let us) (?:play|pretend|imagine|roleplay)\b|\bhypothetical(?:ly)?\b[^\n]{0,30}"
     r"\b(?:you|ai|assistant)\b|\b(?:in|for) (?:this|a) (?:fictional|hypothetical|imaginary) "
-    r"(?:world|story|scenario)\b|\bfor (?:educational|research) purposes\b",
+    r"(?:world|story|scenario)\b",
     r"\b(?:now )?you are (?:a|an|the|my) (?:\w+ ){0,3}(?:assistant|bot|ai|model|chatbot|agent|llm|gpt|"
     r"persona|character|hacker|villain)\b|\bnow you are\b|\byou are going to (?:act|pretend|be)\b|"
-    r"\bi want you to (?:act|pretend|be|ignore|forget|answer|respond|reply|say|print)\b",
-    r"\b(?:say|print|output|respond with|reply with|answer with|type|write|repeat)\s*:?\s*[\"'\u201c\u2018]",
+    r"\bi want you to (?:act|pretend|roleplay|ignore|forget|disregard|say|print|reveal)\b",
+    r"(?<!\bto )\b(?:say|print|output|respond with|reply with|answer with|type|write|repeat)\s*:?\s*"
+    r"[\"'\u201c\u2018]",
     r"\b(?:du bist jetzt|ab jetzt bist du|stell dir vor,? du bist|tu so,? als|vergiss alles|"
     r"alles davor|die obigen|tu es maintenant|desormais,? tu|a partir de ahora,? eres|ahora eres|"
     r"olvida todo|ignora todo|dimentica tutto|d'ora in poi)\b",
@@ -668,8 +702,11 @@ _instruction_injection = _any(
     r"\bwhat (?:was|were|is) (?:written|said|typed|stated) (?:above|before|at the (?:beginning|start|top))\b",
     r"\b(?:beginning|start|top) of (?:this|the|our) (?:conversation|prompt|chat|document)\b",
     # Authority and mode claims.
-    rf"\b(?:i am|i'm|im|this is|it's|it is|speaking as|as) (?:your|the|an?|openai's|anthropic's) "
-    rf"(?:\w+ )?{_AUTHORITY}\b",
+    # "I'm your developer", "I am the administrator", "I'm an OpenAI engineer"; not "I'm a developer"
+    # nor "I'm the owner of a cafe".
+    rf"\b(?:i am|i'm|im|this is|it's|it is|speaking as|as) (?:your|the (?:system )?|an? (?:openai|anthropic|"
+    rf"google|microsoft|meta|authori[sz]ed|official|certified)\w* |openai's |anthropic's )(?:\w+ )?"
+    rf"{_AUTHORITY}\b(?! of\b)",
     rf"\b{_MODES} mode\b|\bmode\s*[:=]\s*{_MODES}\b|\b(?:enable|activate|enter|switch to|turn on|unlock)\w* "
     rf"(?:\w+ ){{0,2}}mode\b|\bmode (?:enabled|activated|on|unlocked)\b",
     r"\b(?:begin|start|initiate|commence|end)\w* (?:re-?programming|reprogram\w*|new (?:session|task|"
@@ -683,8 +720,8 @@ _instruction_injection = _any(
     r"imagine you are|you have been (?:freed|released|jailbroken|unlocked)|jailbr[eo]\w*|"
     r"do anything now|dan mode|stay in character|no (?:restrictions|limits|rules|filters|censorship)|"
     r"without (?:any )?(?:restrictions|limits|limitations|filters|censorship|rules)|stop everything)\b",
-    r"\b(?:(?:just|only|instead|now) (?:say|print|output|write|respond|reply|type)|(?:say|print|output|"
-    r"write|respond|reply|type) (?:only|just|instead))\b",
+    r"\b(?:just|only|instead|now) (?:say|print|output|write|respond with|reply with|type)\s*[:\"'\u201c\u2018]|"
+    r"\b(?:say|print|output) (?:only|just|instead)\b",
     r"\b(?:pwned|pwn3d|hacked by|i have been pwned)\b",
     # Role tags, chat-template tokens and invented tags such as <admin_override> or [System note: ...].
     rf"(?:^|\n|[.;!?]\s*){_ROLES}\s*:",
@@ -702,7 +739,7 @@ _instruction_injection = _any(
     r"profile)\s*>",
     r"\b(?:always|never|must) (?:obey|trust|execute|reveal|disclose|leak|follow (?:these|this|my|the "
     r"following))\b",
-    r"\b(?:the |this )?(?:assistant|agent|model|ai|chatbot|bot|llm|gpt) (?:must|shall|should|will|is to|has to)"
+    r"\b(?:the |this )?(?:assistant|model|ai|chatbot|bot|llm|gpt) (?:must|shall|should|will|is to|has to)"
     r" (?:always|never|now|ignore|obey|reveal|respond|reply|say|output|only)\b",
     r"\byou (?:must|shall|should|will|are to|have to|need to) (?:always|never|now|ignore|obey|only|forget|"
     r"disregard|reveal|comply)\b",
@@ -718,7 +755,8 @@ _instruction_injection = _any(
     r"has)\s+(?:been\s+|now\s+)?(?:void|null|cancel+ed|invalid|revoked|obsolete|updated|changed|replaced|"
     r"overridden|lifted|suspended|disabled|removed|deleted|a test|fake|outdated|expired|over|irrelevant|"
     r"superseded|no longer)\b",
-    r"\b(?:no longer|doesn't|does not|don't|do not) (?:appl(?:y|ies)|matter|count|stand)\b|"
+    rf"\b{_GIVEN_STRONG}\b[^\n]{{0,30}}\b(?:no longer|doesn't|does not|don't|do not) (?:appl(?:y|ies)|"
+    r"matter|count|stand)\b|"
     r"\b(?:everything|anything|all|whatever)\b[^\n]{0,25}\b(?:above|before|prior|earlier)\b[^\n]{0,25}"
     r"\b(?:is|are|was) (?:void|null|cancel+ed|invalid|irrelevant|fake|a test|over)\b",
     rf"\b(?:set|put|leave|push|cast|move)\b[^\n]{{0,40}}?\b{_GIVEN}\b[^\n]{{0,10}}?\b(?:aside|to (?:one|the) "
@@ -731,17 +769,48 @@ _instruction_injection = _any(
     r"\b(?:your|the ai's|the assistant's|the model's) (?:developers?|creators?|programmers?|makers?|"
     r"trainers?|operators?|owners?|admins?|context|context window)\b|\bnot what (?:your|the) "
     r"(?:developers?|creators?|system|instructions|rules|prompt|polic(?:y|ies))\b",
-    r"\b(?:disable|deactivate|turn off|switch off|lift|suspend|remove|bypass|circumvent)\w* (?:the |your |all "
+    r"\b(?:disable|deactivate|turn off|switch off|suspend|bypass|circumvent)\w* (?:the |your |all "
     r"|any )?(?:memory |write |safety |content |security )?(?:gate|filters?|safety|polic(?:y|ies)|guard\w*|"
     r"rules|restrictions|moderation|censorship|safeguards|guidelines)\b",
     r"\boverride (?:code|mode|command|key|protocol|instruction|password|token|sequence|enabled)\b|"
-    r"\bno (?:content )?(?:polic(?:y|ies)|filters?|guardrails|moderation|censorship|limitations)\b",
+    r"\bno (?:content polic(?:y|ies)|content filters?|guardrails|moderation|censorship)\b",
     r"\bsimulat\w* (?:a |an |the )?(?:\w+ )?(?:model|ai|assistant|chatbot|system|terminal|console|shell|"
     r"llm|bot)\b|\byou(?:'re| are) (?:\w+ ){0,2}now\b",
     r"\bremember (?:this|that|it) (?:forever|permanently|always|for all future)\b",
     r"\b(?:ai|assistant|agent|model|chatbot|llm)\s*(?:,|:)\s*(?:ignore|forget|you must|please ignore|"
     r"disregard|stop)\b",
 )
+
+# Other scripts: folded by _visible like any note, then matched as a verb near an object.
+_FOREIGN_SET_ASIDE = ("игнорируй", "игнорировать", "забудь", "забудьте", "忽略", "无视", "忘记", "無視", "忘れ",
+                      "무시", "잊어", "تجاهل", "התעלם", "अनदेखा")
+_FOREIGN_GIVEN = ("инструкции", "инструкций", "указания", "правила", "指令", "指示", "规则", "提示", "命令",
+                  "ルール", "지시", "명령", "규칙", "التعليمات", "ההוראות", "निर्देश")
+_FOREIGN_VERB, _FOREIGN_OBJECT = _foreign_words(_FOREIGN_SET_ASIDE), _foreign_words(_FOREIGN_GIVEN)
+_foreign_injection = re.compile(  # either order: Japanese and Korean put the verb last
+    rf"(?:{_FOREIGN_VERB})[^\n]{{0,40}}(?:{_FOREIGN_OBJECT})|(?:{_FOREIGN_OBJECT})[^\n]{{0,40}}(?:{_FOREIGN_VERB})", _I)
+# Stems looked for when letters are spaced apart and word boundaries are gone.
+_COMPACT_VERBS = ("ignore", "disregard", "forget", "overlook", "bypass", "override")
+_COMPACT_OBJECTS = ("instruction", "prompt", "rules", "directions", "guidelines", "previous", "above")
+_LEET = str.maketrans("0134578@$!|", "oieastbasii")
+# "I g n o r e" or "i.g.n.o.r.e": letters kept apart so that no word matches.
+_SPACED_LETTERS = re.compile(r"\b(?:[A-Za-z][ .\-_*+~]{1,2}){3,}[A-Za-z]\b")
+
+
+def _instruction_injection(text: str) -> bool:
+    if _injection_patterns(text) or _foreign_injection.search(text):
+        return True
+    # Leetspeak ("1gn0r3 pr3v10us 1nstruct10ns") and letters spaced apart get a second reading.
+    if re.search(r"[A-Za-z][0-9@$!|]|[0-9@$!|][A-Za-z]", text):
+        if _injection_patterns(text.translate(_LEET)):
+            return True
+    if _SPACED_LETTERS.search(text):
+        joined = _SPACED_LETTERS.sub(lambda m: re.sub(r"[ .\-_*+~]", "", m.group()), text)
+        compact = re.sub(r"[^a-z]", "", joined.lower())
+        return _injection_patterns(joined) or (any(v in compact for v in _COMPACT_VERBS)
+                                               and any(o in compact for o in _COMPACT_OBJECTS))
+    return False
+
 
 _policy_echo = _any(
     r"\b(?:global|session|long[- ]term|short[- ]term)[ _-]memor(?:y|ies)\b",
