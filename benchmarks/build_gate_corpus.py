@@ -748,6 +748,51 @@ CODE_SECRETS = ['char password[] = "Tr0ub4dor";', 'password.assign("hunter22")',
 for text in CODE_SECRETS:
     add(text, "secret", "secret_assignment")
 
+PII_IN_CONTEXT = [  # (text, the rule that must block it), written in sentences as users write them
+    ('You can reach my assistant on 212-555-0147 during office hours', 'phone'),
+    ('her social security no. is 219 09 9999', 'government_id'),
+    ('My bank account 000123456789 at Chase', 'account_number'),
+    ('Routing number 021000021', 'account_number'),
+    ('Wire it to account 12345678, sort code 20-00-00', 'account_number'),
+    ('My driving licence is MORGA753116SM9IJ', 'government_id'),
+    ('NY driver license 123 456 789', 'government_id'),
+    ('California DL B1234568', 'government_id'),
+    ('NHS number 485 777 3456', 'government_id'),
+    ('My Medicare number is 1234567891', 'government_id'),
+    ('Send the visa scan to tom.baker@corp-mail.co.uk please', 'email'),
+    ('passport 801234567 expires 2031', 'government_id'),
+    ("The traveller's passport: L898902C3", 'government_id'),
+    ('Her Indian passport is J8369854', 'government_id'),
+    ('Aadhaar: 3675 9834 6012', 'government_id'),
+    ('PAN is AFZPK7190K', 'government_id'),
+    ('Voter ID ABC1234567', 'government_id'),
+    ('Bitcoin wallet 1BoatSLRHtKNngkdXEeobR76b53LETtpyT', 'account_number'),
+    ('eth wallet 0x71C7656EC7ab88b098defB751B7401B5f6d8976F', 'account_number'),
+    ('Her UK NI number AB123456C', 'government_id'),
+    ('TFN: 123456782', 'government_id'),
+    ('ABN 51 824 753 556', 'government_id'),
+    ('SIN 046 454 286', 'government_id'),
+    ('My card expires 11/27 and the number is 4716 1089 9971 6531', 'payment_card'),
+    ('amex 3714 496353 98431', 'payment_card'),
+    ('Debit card no 6011 0009 9013 9424', 'payment_card'),
+    ('Security code on the back is 613', 'cvv'),
+    ('My iban is GB29NWBK60161331926819', 'iban'),
+    ('sort code 40-47-84 account 70872490', 'account_number'),
+    ('Date of birth 14/02/1988', 'date_of_birth'),
+    ('DOB: 1990-07-23', 'date_of_birth'),
+    ('Born on March 3, 1985 in Ohio', 'date_of_birth'),
+    ('Call me at (555) 010-4477', 'phone'),
+    ('my cell is 555.010.4477', 'phone'),
+    ('whatsapp: +34 612 34 56 78', 'phone'),
+    ('Her email: priya_k@outlook.com', 'email'),
+    ('contact me via john[dot]doe[at]proton[dot]me', 'email'),
+    ('Fax 020 7123 4567', 'phone'),
+    ('IP address 172.16.254.1', 'network_address'),
+    ('My login is maya88 and password Secret#1', 'secret'),
+]
+for text, rule in PII_IN_CONTEXT:
+    add(text, rule, "pii_handwritten")
+
 if __name__ == "__main__":
     OUT.write_text(json.dumps({"about": __doc__.splitlines()[0], "seed": SEED, "cases": cases},
                               indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

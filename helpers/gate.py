@@ -373,7 +373,7 @@ def _secret(text: str) -> bool:
 
 _cvv = _any(
     r"\b(?:cvv2?|cvc2?|csc|cid|card security code|security code|card verification (?:code|value)|cvn)\b"
-    r"\s*(?:no\.?|number|#|code)?\s*(?:is|was|:|=)?\s*\d{3,4}\b",
+    r"[^\d\n]{0,20}?(?<![\d-])\d{3,4}\b(?![-/.]\d)",
     r"\b(?:three|3|four|4)[ -]digits? (?:code )?on the back\b[^\d\n]{0,12}\d{3,4}\b",
 )
 
@@ -395,7 +395,7 @@ _ID_CUES = re.compile(
     r"nhs number|voter id|social security number|steuer-?id|steuernummer|personalausweis|personnummer|"
     r"codice fiscale|carte d'identite|numero fiscal|documento de identidad|burgerservicenummer)\b"
     r"|\b(?-i:SSN|SIN|NINO|NI|TFN|PAN|TIN|ITIN|EIN|DL|ID|IDs|NIE|NIF|DNI|BSN|CPF|NRIC|FIN|HKID|UTR|PPSN?|"
-    r"CURP|RFC|PESEL|EPIC|CNIC|NIN|NID|KTN|TSA|SSS|UMID|PRC|RUT|CUIT|CUIL|RRN|MRZ)(?:\b|(?=\d))",
+    r"CURP|RFC|PESEL|EPIC|CNIC|NIN|NID|KTN|TSA|SSS|UMID|PRC|RUT|CUIT|CUIL|RRN|MRZ|ABN|ACN|VAT|GST|NHS)(?:\b|(?=\d))",
     _I,
 )
 _DATE_SHAPES = re.compile(
@@ -434,6 +434,8 @@ def _bare_government_id(text: str) -> bool:
             return True
         if lens == [4, 4, 4] and digits[0] not in "01" and verhoeff_valid(digits):  # Aadhaar
             return True
+        if lens == [2, 3, 3, 3]:  # Australian business number
+            return True
         if lens == [6, 7]:  # Korean resident registration number
             return True
     return _bare_id_shapes(text)
@@ -463,7 +465,8 @@ def _government_id(text: str) -> bool:
 # "maya@example.com", "maya @ example . com", "maya at example.com", "maya (at) example (dot) com".
 _TLDS = (r"(?:com|net|org|io|co|edu|gov|mil|info|biz|me|app|dev|ai|us|uk|au|ca|nz|de|fr|es|it|nl|be|ch|at|se|"
          r"no|dk|fi|ie|pl|pt|br|mx|ar|in|jp|cn|kr|sg|hk|za|ru|test|example|local|mail|email|online|xyz|tech)")
-_SPELLED_DOT = r"(?:\s*[\[({<]\s*dot\s*[\])}>]\s*|\s+dot\s+)"
+_BRACKETED_DOT = r"(?:\s*[\[({<]\s*dot\s*[\])}>]\s*)"
+_SPELLED_DOT = rf"(?:{_BRACKETED_DOT}|\s+dot\s+)"
 # Sites a traveller books on: "books at Booking.com" is a preference, not an address.
 _SITES = (r"(?:booking|hotels|expedia|airbnb|kayak|skyscanner|trip|agoda|priceline|vrbo|hostelworld|"
           r"tripadvisor|google|orbitz|travelocity|hopper|trivago|momondo|opentable|uber|amazon|wotif|"
@@ -472,9 +475,10 @@ _email = _any(
     rf"[\w.+-]+\s*@\s*[A-Za-z0-9-]+(?:\s*\.\s*[A-Za-z0-9-]+)*\s*\.\s*{_TLDS}\b",
     r"[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+",
     # Spelled "at": the top-level domain must be written in lower case ("Hilton. Co-workers" is prose).
-    rf"\b[\w.+-]+(?:\s*[\[({{<]\s*at\s*[\])}}>]\s*|\s+at\s+)(?!{_SITES}\b)[A-Za-z0-9-]+"
-    rf"(?:(?:\.|{_SPELLED_DOT}|\s+\.\s*)[A-Za-z0-9-]+)*(?:\.|{_SPELLED_DOT}|\s+\.\s*)"
-    rf"(?!(?:at|it|no|me|us|be|in|is|so|do|my|as|or|an)\b)(?-i:{_TLDS})\b",
+    rf"\b[\w+-]+(?:(?:\.|{_BRACKETED_DOT})[\w+-]+)*(?:\s*[\[({{<]\s*at\s*[\])}}>]\s*|\s+at\s+)"
+    rf"(?!{_SITES}\b)[A-Za-z0-9-]+(?:(?:\.|{_SPELLED_DOT}|\s+\.\s*)[A-Za-z0-9-]+)*"
+    rf"(?:(?:\.|{_BRACKETED_DOT})(?-i:{_TLDS})|(?:\s+dot\s+|\s+\.\s*)"
+    rf"(?!(?:at|it|no|me|us|be|in|is|so|do|my|as|or|an)\b)(?-i:{_TLDS}))\b",
 )
 
 _phone = _any(
