@@ -727,6 +727,42 @@ _injection_patterns = _any(
     r"\b(?:just|only|instead|now) (?:say|print|output|write|respond with|reply with|type)\s*[:\"'\u201c\u2018]|"
     r"\b(?:say|print|output) (?:only|just|instead)\b",
     r"\b(?:pwned|pwn3d|hacked by|i have been pwned)\b",
+    # Text planted for an assistant that reads it later (a page, a review, an e-mail): it writes to
+    # memory, talks about "the user", addresses "the AI reading this", or asks for a tool call.
+    r"\b(?:add|save|store|write|record|put|insert|log|keep|append|commit)\w*\b[^\n]{0,40}\b(?:to|in|into|on)\s+"
+    r"(?:your |the |its |their |her |his |the user's |user's )?(?:long[- ]term |permanent |persistent )?"
+    r"(?:memory|memories|profile|knowledge base|notes?)\b",
+    r"(?:^|[.!?]\s+)(?:please )?(?:add to memory|save|store|remember|memori[sz]e|record|note down|update memory)"
+    r"(?: this| that| the following)?\s*:(?!\s*(?:i|i'm|i'd|i've|my|we|we're|our)\b)",  # not the user's own
+    r"\b(?:remember|memori[sz]e|note|record|save|store|keep in mind)\w* (?:that |this: )?(?:the |this )?"
+    r"(?:user|customer|traveller|traveler|client)(?:'s)?\b",
+    r"\bupdate (?:the |this )?(?:user's |customer's )?(?:profile|preferences|memory|memories|record)\b",
+    r"\b(?:to|for|dear|hey|attention|hello) (?:the |any |all |every )?(?:ai|ais|language models?|llms?|chatbots?|"
+    r"ai (?:assistant|agent|model|system)s?)\b|\bif you(?:'re| are) (?:an? )?(?:ai|language model|llm|bot|"
+    r"chatbot|assistant|automated|machine|model)\b|\b(?:ai|llm|language model|assistant|agent|bot)s? "
+    r"(?:reading|summari[sz]ing|processing|parsing|crawling|browsing|scraping)\b|\bas an? (?:ai|language "
+    r"model|llm)\b",
+    r"\b(?:when|whenever|if|every time|each time)\b[^\n]{0,30}\b(?:the user|users|you|they|anyone|someone) "
+    r"(?:asks?|answers?|responds?|replies|reply|mentions?|talks?|requests?|searche?s?|says?)\b[^\n]{0,40}"
+    r"\b(?:only|always|never|must|append|mention|recommend|respond|reply|tell|include|add|say)\b",
+    r"\b(?:every|each|all|any) (?:future |subsequent |later |following )?(?:questions?|answers?|responses?|"
+    r"repl(?:y|ies)|messages?|conversations?|prompts?|outputs?)\b[^\n]{0,30}\b(?:with|must|should|include|"
+    r"append|end|start)\b|\b(?:append|prepend|include|insert|add)\b[^\n]{0,40}\b(?:in|to|at the end of) "
+    r"(?:every|each|all|any|your) (?:answers?|responses?|repl(?:y|ies)|messages?|outputs?)\b",
+    r"\b(?:tell|inform|advise|convince|persuade|urge|instruct|direct|redirect|send) (?:the |this |all |every )?"
+    r"(?:user|users|customer|customers|reader|readers|human)\b",
+    r"\b(?:keep|hide|conceal|withhold)\b[^\n]{0,25}\bfrom (?:the |this )?(?:user|customer|human)\b",
+    r"\b(?:call|invoke|trigger|execute|run)\b[^\n]{0,25}\b(?:tool|function|command|script)\b|"
+    r"\b(?:execute|run) the following\b|\b[a-z]+_[a-z_]+\s*\(|\bsave_memory_note\b|"
+    r"\buse the \w+ (?:tool|function) to\b",
+    r"\bauthori[sz]e[sd]? (?:you|the assistant|the ai|the model|the agent)\b|\b(?:has|have) (?:been )?"
+    r"authori[sz]ed (?:you|the assistant|the ai|to)\b|\b(?:user|customer) (?:has )?(?:consented|agreed) to "
+    r"(?:share|sharing|data|disclos)",
+    r"\b(?:message|note|notice|instruction|update|alert|order|directive) from (?:the |your )?(?:system|"
+    r"admin\w*|developers?|operators?|openai|anthropic|security team|it department|management)\b|"
+    r"\bautomated (?:message|notice|instruction|directive)\b",
+    r"\b(?:system|admin|developer|security|emergency|priority) (?:override|command|instruction|directive)s?\b",
+    r"<!--|-->",
     # Role tags, chat-template tokens and invented tags such as <admin_override> or [System note: ...].
     rf"(?:^|\n|[.;!?]\s*){_ROLES}\s*:",
     r"<\|[^|>\n]{1,30}\|>",
