@@ -651,7 +651,8 @@ _GIVEN = (rf"(?:{_GIVEN_STRONG}|direction|command|orders|rule|guideline|training
 _EARLIER = (r"(?:above|previous(?:ly)?|prior|preceding|earlier|before|initial|original|former|old|"
             r"system|developer|all|any|every|these|those|your|my|the|vorherigen|bisherigen|precedentes?|"
             r"anteriores|precedenti|anteriores|vorige|poprzednie)")
-_REVEAL = (r"(?:reveal|repeat|print|output|show|display|tell|give|share|leak|dump|recite|disclose|"
+_REVEAL = (r"(?:reveal|repeat|print|output|show|display|tell|give|share|leak|dump|recite|disclose|export|"
+           r"reply with|respond with|answer with|provide|send|return|forward|e-?mail|"
            r"write (?:out|down)|spell out|copy|paste|echo|list|read (?:back|out)|translate|summari[sz]e|"
            r"what (?:is|are|were|was))")
 _HIDDEN = (r"(?:system|initial|original|first|hidden|secret|internal|previous|above|full|exact|complete|"
@@ -685,10 +686,16 @@ _injection_patterns = _any(
     # "show the baggage rules" is a travel preference.
     rf"\b{_REVEAL}\b[^\n]{{0,30}}?\b(?:(?:your|the|these|those|my|all|any|its)\b[^\n]{{0,15}}?)?"
     rf"(?:{_HIDDEN}\s+)?(?:prompts?|instructions?|directives|configuration|system message|programming|"
-    rf"context window|memory block|memories|password|secret key|api key|training data|text above|"
+    rf"context window|memory block|memories|memory(?! card)|notes|password|secret key|api key|training data|text above|"
     rf"words above|conversation so far)\b",
     rf"\b{_REVEAL}\b[^\n]{{0,30}}?\b(?:your|{_HIDDEN})\s+(?:own\s+)?(?:rules|guidelines|polic(?:y|ies)|"
     rf"directions|memory|secret|secrets|settings|limits|constraints)\b",
+    r"\b(?:new|next|another|your) (?:task|challenge|assignment|mission|objective|goal)\s*:|\bmove on to the "
+    r"next (?:task|challenge|assignment)\b|\byou have a new (?:task|assignment|mission|role|job|objective)\b",
+    r"\bi (?:command|order|instruct|direct|demand|require|compel) you\b|\bsudo\b",
+    r"\b(?:assume|adopt|take on|switch|change|become)\w* (?:the |a |your |to )?(?:new )?(?:persona|role|"
+    r"identity|character|personality)s?\b",
+    r"[\"']role[\"']\s*:\s*[\"'](?:system|assistant|developer|tool)[\"']",
     # Persona and game framings.
     r"\b(?:let's|lets|let us) (?:play|pretend|imagine|roleplay)\b|\bhypothetical(?:ly)?\b[^\n]{0,30}"
     r"\b(?:you|ai|assistant)\b|\b(?:in|for) (?:this|a) (?:fictional|hypothetical|imaginary) "
