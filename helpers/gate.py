@@ -317,12 +317,12 @@ _KEY_NAMES = (
 # "db_password = ...", "apiKey: ...", 'char password[] = "..."', 'password.assign("...")', and
 # '"..." == password', in config, code or JSON.
 _ASSIGNED = (
-    rf"[\"'$@]?[\w.-]*{_KEY_NAMES}[\w.-]*[\]'\"]{{0,2}}(?:\[\])?"
+    rf"(?<![\w.-])[\"'$@]?[\w.-]{{0,30}}?{_KEY_NAMES}[\w.-]{{0,30}}[\]'\"]{{0,2}}(?:\[\])?"
     r"\s*(?:=|:=|=>|:|==|!=|===|!==|\.assign\(|\()\s*@?[\"'`]?[^\s\"'`,;)]{3,}",
     rf"[\"'][^\"'\s]{{3,}}[\"']\s*[!=]={{1,2}}\s*[\w.$]*{_KEY_NAMES}",
     rf"<\s*([\w-]*{_KEY_NAMES}[\w-]*)\s*>\s*[^<\s]{{3,}}\s*</\s*\1\s*>",
 )
-_GENERIC_ASSIGNED = r"\b[\w.-]*(?:key|token|auth|sid)[\"']?\s*(?:=|:=|=>|:)\s*[\"'`]?(?=[^\s\"'`]*\d)[A-Za-z0-9+/_.=-]{16,}"
+_GENERIC_ASSIGNED = r"(?<![\w.-])[\w.-]{0,30}?(?:key|token|auth|sid)[\"']?\s*(?:=|:=|=>|:)\s*[\"'`]?(?=[^\s\"'`]*\d)[A-Za-z0-9+/_.=-]{16,}"
 
 
 def _foreign_words(words: Iterable[str]) -> str:
@@ -337,7 +337,7 @@ _secret_patterns = _any(
     rf"(?<![\w-]){_SECRET_WORD}(?![\w-])\s*(?:\(\w+\)\s*)?{_VALUE_VERBS}\s*[\"'`]?\S{{2,}}",
     rf"(?<![\w-]){_SECRET_WORD}(?![\w-])\s*[\"'`]?(?=\S*[\d!@#$%^&*?])\S{{3,}}",
     rf"(?<![\w-]){_SECRET_WORD}(?![\w-])[^\n\d]{{0,12}}?(?<![\d-])\d{{4,8}}(?![\d-])",
-    rf"\S{{3,}} (?:is|as) (?:my|her|his|their|the|our) (?:\w+ )?{_SECRET_WORD}\b",
+    rf"(?<!\S)\S{{3,40}} (?:is|as) (?:my|her|his|their|the|our) (?:\w+ )?{_SECRET_WORD}\b",
     rf"(?<![\w-]){_SECRET_WORD}(?![\w-])\s+(?:for|to|of|on)\s+[^\n]{{0,30}}?\s(?:is|:|=|-)\s*"
     r"\S*[\d!@#$%^&*]\S*",
     r"\bcode (?:to|for|of) (?:my|her|his|the|our|their) (?:\w+ )?(?:door|house|home|gate|garage|safe|alarm|"
@@ -472,10 +472,11 @@ _SITES = (r"(?:booking|hotels|expedia|airbnb|kayak|skyscanner|trip|agoda|priceli
           r"tripadvisor|google|orbitz|travelocity|hopper|trivago|momondo|opentable|uber|amazon|wotif|"
           r"lastminute|webjet|qantas|united|delta|marriott|hilton)")
 _email = _any(
-    rf"[\w.+-]+\s*@\s*[A-Za-z0-9-]+(?:\s*\.\s*[A-Za-z0-9-]+)*\s*\.\s*{_TLDS}\b",
-    r"[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+",
+    rf"(?<![\w.+-])[\w.+-]{{1,64}}\s*@\s*[A-Za-z0-9-]{{1,63}}(?:\s*\.\s*[A-Za-z0-9-]{{1,63}})*\s*\.\s*{_TLDS}\b",
+    r"(?<![\w.+-])[\w.+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})+",
     # Spelled "at": the top-level domain must be written in lower case ("Hilton. Co-workers" is prose).
-    rf"\b[\w+-]+(?:(?:\.|{_BRACKETED_DOT})[\w+-]+)*(?:\s*[\[({{<]\s*at\s*[\])}}>]\s*|\s+at\s+)"
+    rf"(?<![\w.+-])[\w+-]{{1,64}}(?:(?:\.|{_BRACKETED_DOT})[\w+-]{{1,64}}){{0,6}}"
+    rf"(?:\s*[\[({{<]\s*at\s*[\])}}>]\s*|\s+at\s+)"
     rf"(?!{_SITES}\b)[A-Za-z0-9-]+(?:(?:\.|{_SPELLED_DOT}|\s+\.\s*)[A-Za-z0-9-]+)*"
     rf"(?:(?:\.|{_BRACKETED_DOT})(?-i:{_TLDS})|(?:\s+dot\s+|\s+\.\s*)"
     rf"(?!(?:at|it|no|me|us|be|in|is|so|do|my|as|or|an)\b)(?-i:{_TLDS}))\b",

@@ -170,3 +170,15 @@ def test_text_planted_for_an_assistant_that_reads_it_later(text):
                                   "Remember that I hate early flights", "Note that I'm vegetarian"])
 def test_a_user_asking_to_remember_their_own_preference_passes(text):
     assert check(text).allowed, check(text)
+
+
+@pytest.mark.parametrize("text, keywords", [
+    ("Prefers aisle seats", ["x" * 2000]), ("1." * 149, ["1." * 149] * 5), ("a " * 149, ["ab1 " * 74] * 5),
+])
+def test_long_or_repetitive_input_stays_fast(text, keywords):
+    # Unbounded patterns once took seconds on a 2,000-character keyword (now a few milliseconds).
+    import time
+
+    start = time.perf_counter()
+    check(text, keywords)
+    assert time.perf_counter() - start < 1.0
