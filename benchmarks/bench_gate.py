@@ -1,6 +1,6 @@
 """Time helpers.gate.check on every corpus case: p50 and p95 per check (target p95 <= 5 ms).
 
-    python benchmarks/bench_gate.py
+python benchmarks/bench_gate.py
 """
 
 from __future__ import annotations
@@ -26,8 +26,10 @@ def main(rounds: int = 3) -> None:
     # CPU time is what the check costs; wall time also counts other processes on a busy machine.
     for name, timings in (("wall", wall), ("cpu", cpu)):
         cuts = statistics.quantiles(timings, n=100)
-        print(f"gate.check over {len(cases)} corpus cases x {rounds} ({name}): p50 {cuts[49]:.3f} ms, "
-              f"p95 {cuts[94]:.3f} ms, max {max(timings):.3f} ms")
+        print(
+            f"gate.check over {len(cases)} corpus cases x {rounds} ({name}): "
+            f"p50 {cuts[49]:.3f} ms, p95 {cuts[94]:.3f} ms, max {max(timings):.3f} ms"
+        )
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
 
