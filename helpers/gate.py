@@ -474,6 +474,8 @@ _bare_id_shapes = _any(
     r"\b[STFGM]\d{7}[A-Z]\b|\b[XYZ]\d{7}[A-Z]\b|\b\d{8}[A-Z]\b",  # Singapore NRIC, Spain NIE / DNI
     r"\b[A-Z]{1,2}\d{6,8}[A-Z0-9]?\b",  # passport and licence numbers: letters then many digits
     r"\b[A-Z]{3}\d{7}\b",  # India voter ID (EPIC)
+    r"\b[A-Z]{2}\d{5}[A-Z]{2}\b",  # Italian identity card
+    r"\b[A-Z]{2}-?\d{1,2}-?[A-Z]{1,3}-?\d{4}\b",  # Indian vehicle registration
     r"\b\d{6}[-+A]\d{3}[0-9A-Y]\b",  # Finnish personal identity code
     flags=0,
 )
