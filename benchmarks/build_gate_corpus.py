@@ -1514,6 +1514,16 @@ OTHER_DOMAINS = [
 for text in OTHER_DOMAINS:
     add(text, "allow", "preference_other_domains")
 
+# A credential or card named only by a keyword.
+for value, cue, rule in [("4821", "pin", "secret"), ("hunter2", "password", "secret"),
+                         ("Sunny2020!", "wifi password", "secret"), ("737", "cvv", "cvv"),
+                         ("0721", "door code", "secret"), ("5500 0000 0000 0004", "card", "payment_card")]:
+    add(value, rule, "secret_keyword_cue" if rule == "secret" else "payment_keyword_cue", [cue])
+for text, keywords in [("Prefers aisle seats", ["password"]), ("Prefers morning flights", ["a.m. flights"]),
+                       ("Prefers cold places", ["-10 degrees"]), ("Budget 250 AUD", ["card"]),
+                       ("Prefers row 12", ["seat", "row 12"]), ("Likes QF1 at 9:30am", ["QF1", "9:30am"])]:
+    add(text, "allow", "preference_with_keywords", keywords)
+
 if __name__ == "__main__":
     OUT.write_text(
         json.dumps(

@@ -478,6 +478,11 @@ def _bare_government_id(text: str) -> bool:
     return _bare_id_shapes(text)
 
 
+_LABEL_KEYWORD = re.compile(
+    rf"(?:[\w'-]+ ){{0,2}}(?:{_SECRET_WORD}|{_CARD_WORDS}(?: number)?|cvv2?|cvc2?|security code|iban|"
+    r"account(?: number)?)", _I)
+
+
 _bare_id_shapes = _any(
     r"\b[A-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b",  # UK NINO
     r"\b[A-Z]{3}[PCHFATBLJG][A-Z]\d{4}[A-Z]\b",  # India PAN
@@ -1014,7 +1019,7 @@ _policy_echo = _any(
     r"(?:^|\n)\s*-\s*\[\d{4}-\d{2}-\d{2}\]",
     r"\[\d{4}-\d{2}-\d{2}\]",
     # A note is one line: a second line that starts a list item forges a note of its own.
-    r"\n\s*(?:[-*+\u2022\u2023\u25e6\u2043>]|\d{1,3}[.)]|[a-z][.)])\s*\S",
+    r"\n\s*(?:[-*+\u2022\u2023\u25e6\u2043>]|\d{1,3}[.)]|[a-z][.)])\s+\S",
     r"\bprecedence (?:rules?|order)\b|\b(?:memory|policy|profile) precedence\b",
     r"\btakes? precedence over (?:global|session|the profile|profile|memory|memories|notes|instructions)\b",
     r"\b(?:system_frontmatter|global_memories_md|session_memories_md|inject_session_memories)\b",
@@ -1146,6 +1151,11 @@ def check(text: str, keywords: Iterable[str] | None = None) -> GateDecision:
     # keyword such as "passport" is the cue that makes "C03005988" a passport number.
     content = _normalize("\n".join([text, *keywords]) if keywords else text)
     content += "".join("\n" + _normalize(payload) for payload in _encoded_payloads(content))
+    # A keyword that names a credential or a card ("pin", "cvv") labels a text that reads like a
+    # value (a token or two, or anything with a digit): read it so.
+    if len(text.split()) <= 2 or re.search(r"\d", text):
+        content += "".join(f"\n{k}: {_normalize(text)}" for k in keywords
+                           if _LABEL_KEYWORD.fullmatch(_normalize(k).strip()))
     for rule in CONTENT_RULES:
         if rule.matches(content):
             return GateDecision(False, rule.id, scope, rule.reason)
