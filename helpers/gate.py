@@ -309,7 +309,8 @@ _TOKEN_FORMATS = (
     r"\b\d{8,10}:AA[A-Za-z0-9_-]{32,}",  # Telegram bot tokens
     r"\bAKC[a-zA-Z0-9]{10,}|\bAP[\dABCDEF][a-zA-Z0-9]{8,}(?=\s|$)",  # Artifactory
     r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",  # JWTs
-    # More services' prefixes: New Relic, Vault, Databricks, Grafana, Linear, Prefect, Pulumi, ReadMe,
+    # More services' prefixes: New Relic, Vault, Databricks, Grafana, Linear, Prefect, Pulumi,
+    # ReadMe,
     # Shippo, Duffel, EasyPost, Flutterwave, Postman, Brevo, Sentry, Doppler, PlanetScale, age.
     r"\b(?:NRAK-[A-Z0-9]{20,}|hvs\.[\w-]{20,}|dapi[a-h0-9]{32}|gl(?:c|sa)_[A-Za-z0-9+/_]{20,}|"
     r"lin_api_\w{20,}|pnu_\w{20,}|pul-[a-f0-9]{20,}|rdme_\w{20,}|shippo_(?:live|test)_\w{20,}|"
@@ -384,7 +385,8 @@ def _high_entropy_token(text: str) -> bool:
             return True
         if classes == 3 and _entropy(token) >= 3.5:
             return True
-        # One case and digits, but long ("dapi3f2a...", "AGE-SECRET-KEY-1QZ..."): no word is that long.
+        # One case and digits, but long ("dapi3f2a...", "AGE-SECRET-KEY-1QZ..."): no word is that
+        # long.
         run = max(re.findall(r"[A-Za-z0-9]+", token), key=len)
         if len(run) >= 30 and len(re.findall(r"\d", run)) >= 3 and _entropy(run) >= 3.3:
             return True
@@ -479,7 +481,8 @@ def _bare_government_id(text: str) -> bool:
 
 
 _LABEL_KEYWORD = re.compile(
-    rf"(?:[\w'-]+ ){{0,2}}(?:{_SECRET_WORD}|{_CARD_WORDS}(?: number)?|cvv2?|cvc2?|security code|iban|"
+    rf"(?:[\w'-]+ ){{0,2}}(?:{_SECRET_WORD}|{_CARD_WORDS}(?: number)?|cvv2?|cvc2?|security code|"
+    rf"iban|"
     r"account(?: number)?)", _I)
 
 
@@ -756,7 +759,8 @@ _injection_patterns = _any(
     # been instructed before", "Forget everything you have been told", "regardless of previous
     # tasks".
     rf"\b{_SET_ASIDE}\b[^\n]{{0,60}}?\b{_GIVEN}\b",
-    rf"\b{_WEAK_SET_ASIDE}\b[^\n]{{0,40}}?\b{_GIVEN_STRONG}\b",
+    rf"(?:^|[.;:!?,]\s*|\b(?:and|then|please|now|just)\s+){_WEAK_SET_ASIDE}\b[^\n]{{0,40}}?"
+    rf"\b{_GIVEN_STRONG}\b",
     rf"\b(?:regardless of|irrespective of|notwithstanding|in spite of|despite|instead of|rather "
     rf"than)\s+"
     rf"(?:\w+\s+){{0,3}}?{_EARLIER}?\s*(?:\w+\s+)?{_GIVEN}\b",
@@ -765,7 +769,8 @@ _injection_patterns = _any(
     r"rules?|polic(?:y|ies)|guidelines|instructions|prompt|anyone|others?|user|admin\w*|operator) "
     r"(?:says?|said|wants?|tells? you|told you)\b",
     rf"\b(?:new|updated|real|actual|true|revised|different|additional|secret|hidden|override) "
-    rf"(?:system )?(?:prompt|instructions?|persona|directives?|orders|commands?|programming)\b",
+    rf"(?:system )?(?:prompt|instructions?|persona|directives?|orders|commands?|programming)"
+    rf"\b(?!-)",
     rf"\byour (?:new |real |actual |true |only |next |primary |main )?(?:task|job|goal|objective|"
     rf"mission|"
     rf"purpose|role|instructions?|orders|function|directive) (?:is|are|now|will be|from now)\b",
@@ -787,6 +792,8 @@ _injection_patterns = _any(
     r"next (?:task|challenge|assignment)\b|\byou have a new (?:task|assignment|mission|role|job|"
     r"objective)\b",
     r"\bi (?:command|order|instruct|direct|demand|require|compel) you\b|\bsudo\b",
+    # chat commands
+    r"(?:^|\s)/(?:system|admin|sudo|reset|jailbreak|mode|override|dev|debug|root|unlock)\b",
     r"\b(?:assume|adopt|take on|switch|change|become)\w* (?:the |a |your |to )?(?:new )?(?:persona|"
     r"role|"
     r"identity|character|personality)s?\b",
@@ -800,7 +807,8 @@ _injection_patterns = _any(
     r"gpt|"
     r"persona|character|hacker|villain)\b|\bnow you are\b|\byou are going to (?:act|pretend|be)\b|"
     r"\bi want you to (?:act|pretend|roleplay|ignore|forget|disregard|say|print|reveal)\b",
-    r"(?<!\bto )\b(?:say|print|output|respond with|reply with|answer with|type|write|repeat)"
+    r"(?:^|[.;:!?]\s*|\b(?:please|just|only|now|then|and|you|must|should|always)\s+)"
+    r"(?:say|print|output|respond with|reply with|answer with|type|write|repeat)"
     r"\s*:?\s*"
     r"[\"'\u201c\u2018]",
     r"\b(?:du bist jetzt|ab jetzt bist du|stell dir vor,? du bist|tu so,? als|vergiss alles|"
@@ -822,7 +830,7 @@ _injection_patterns = _any(
     rf"{_AUTHORITY}\b(?! of\b)",
     rf"\b{_MODES} mode\b|\bmode\s*[:=]\s*{_MODES}\b|\b(?:enable|activate|enter|switch to|turn on|"
     rf"unlock)\w* "
-    rf"(?:\w+ ){{0,2}}mode\b|\bmode (?:enabled|activated|on|unlocked)\b",
+    rf"(?:\w+ ){{0,2}}mode\b|\bmode (?:enabled|activated|unlocked)\b|\bmode on\b(?!\s+\w)",
     r"\b(?:begin|start|initiate|commence|end)\w* (?:re-?programming|reprogram\w*|new (?:session|"
     r"task|"
     r"instructions))|\bre-?program\w*\b|\b(?:end|stop) of (?:prompt|instructions|input|system|"
@@ -833,7 +841,8 @@ _injection_patterns = _any(
     r"hereafter|"
     r"starting now),? (?:you|the assistant|the ai|the model|ignore|forget|"
     r"disregard|always respond|respond|reply|answer|act)|"
-    r"act as|acting as|pretend (?:to be|you are|you're)|roleplay|role-play|role play|"
+    r"(?<!\bto )act(?:ing)? as (?:an?|the|if|my|your)\b|pretend (?:to be|you are|you're)|roleplay|"
+    r"role-play|role play|"
     r"imagine you are|you have been (?:freed|released|jailbroken|unlocked)|jailbr[eo]\w*|"
     r"do anything now|dan mode|stay in character|no (?:restrictions|limits|rules|filters|"
     r"censorship)|"

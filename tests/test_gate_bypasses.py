@@ -304,18 +304,29 @@ def test_long_or_repetitive_input_stays_fast(text, keywords):
     assert time.perf_counter() - start < 1.0
 
 
-@pytest.mark.parametrize("text, keywords, rule", [
-    ("4821", ["pin"], "secret"), ("hunter2", ["Password"], "secret"), ("123", ["cvv"], "cvv"),
-    ("4111 1111 1111 1111", ["card"], "payment_card"), ("C03005988", ["passport"], "government_id"),
-])
+@pytest.mark.parametrize(
+    "text, keywords, rule",
+    [
+        ("4821", ["pin"], "secret"),
+        ("hunter2", ["Password"], "secret"),
+        ("123", ["cvv"], "cvv"),
+        ("4111 1111 1111 1111", ["card"], "payment_card"),
+        ("C03005988", ["passport"], "government_id"),
+    ],
+)
 def test_a_keyword_can_label_the_value_in_the_text(text, keywords, rule):
     assert check(text, keywords).rule == rule
 
 
-@pytest.mark.parametrize("text, keywords", [
-    ("Prefers aisle seats", ["password"]), ("Prefers morning flights", ["a.m. flights"]),
-    ("Prefers cold places", ["-10 degrees"]), ("Likes Australia", ["+61 region"]),
-    ("Budget 250 AUD", ["card"]),
-])
+@pytest.mark.parametrize(
+    "text, keywords",
+    [
+        ("Prefers aisle seats", ["password"]),
+        ("Prefers morning flights", ["a.m. flights"]),
+        ("Prefers cold places", ["-10 degrees"]),
+        ("Likes Australia", ["+61 region"]),
+        ("Budget 250 AUD", ["card"]),
+    ],
+)
 def test_ordinary_keywords_do_not_block(text, keywords):
     assert check(text, keywords).allowed, check(text, keywords)
