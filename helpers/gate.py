@@ -715,6 +715,7 @@ _GIVEN_STRONG = (
     r"rules?|instructions?) (?:said|says|told|wants?|asked)|"
     r"(?:the|everything|anything|all|what(?:ever)?) (?:above|before|prior|previously|earlier|so "
     r"far)|above|"
+    r"(?:tout )?ce qui precede|(?:todo )?lo anterior|alles (?:davor|vorherige|bisherige|obige)|"
     r"anweisung\w*|befehl\w*|regeln|vorgaben|instruktion\w*|consignes?|instructions|regles|"
     r"instrucciones|"
     r"reglas|ordenes|istruzioni|regole|instrucoes|regras|instructies|regels|polecenia|instrukcje)"
@@ -794,6 +795,22 @@ _injection_patterns = _any(
     r"\bi (?:command|order|instruct|direct|demand|require|compel) you\b|\bsudo\b",
     # chat commands
     r"(?:^|\s)/(?:system|admin|sudo|reset|jailbreak|mode|override|dev|debug|root|unlock)\b",
+    # Short overrides: "Forget everything, ...", "Well done. Now ...", "respond only with ...".
+    r"(?:^|[.;!?]\s*)(?:forget|ignore|disregard|oublie|olvida|vergiss) (?:everything|all|it all|"
+    r"all that|tout|todo|alles)\b(?!\s+(?:about|i|my|we|our)\b)",
+    r"\b(?:well done|good job|great job|excellent|that is enough|that's enough|perfect)"
+    r"\b[^\n]{0,25}"
+    r"\bnow\b",
+    r"\bhelp me with the following (?:task|question|request)\b|\b(?:achtung|attention|stop|stopp)"
+    r"\s*"
+    r"[-!:]+\s*(?:stop|stopp|ich|i|now|jetzt)\b",
+    r"\b(?:respond|reply|answer)\s+(?:only|just|solely)\s+(?:with|in|using)\b",
+    r"\b(?:note|text|memory|fact|line) (?:that )?you (?:must|should|need to|have to|are to|will) "
+    r"(?:save|store|remember|record|write|keep)\b",
+    r"\byour (?:secret|secret key|api key|credentials|hidden (?:instructions|rules|prompt)|initial "
+    r"(?:instructions|prompt))\b",
+    r"\b(?:print|output|show|repeat|display|return|copy)\b[^\n]{0,15}\b(?:previous|preceding|prior|"
+    r"earlier|above|initial|first) (?:text|message|messages|words|lines|content|input|prompt)\b",
     r"\b(?:assume|adopt|take on|switch|change|become)\w* (?:the |a |your |to )?(?:new )?(?:persona|"
     r"role|"
     r"identity|character|personality)s?\b",
