@@ -196,7 +196,8 @@ _ORIGINAL_RESOLVE = consolidation._resolve_conflict
 GUARDS: dict[str, tuple[str, list[tuple[str, Any]]]] = {
     # name: (what it protects, [(patch target, permissive replacement), ...])
     "gate": ("the write gate refuses unsafe notes (injections, contact details, secrets, words the user never said)",
-             [("helpers.gate.check", _allow_everything), ("helpers.state._default_write_policy", _no_rules)]),
+             [("helpers.gate.check", _allow_everything), ("helpers.state._default_write_policy", _no_rules),
+              ("helpers.store.DEFAULT_WRITE_POLICY", _no_rules())]),
     "scope": ("'this time' wording, in the note or in the user's sentence it comes from, makes a note "
               "session-scoped, so it never reaches long-term memory",
               [("helpers.gate.scope_of", lambda text: "global")]),

@@ -16,6 +16,8 @@ Guarantees, each backed by SQLite rather than by care:
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import sqlite3
 import threading
@@ -26,6 +28,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from helpers.state import Clock, MemoryNote, MemoryState, parse_time, system_clock
+from helpers.write_policy import DEFAULT_WRITE_POLICY, PolicyRefused, WritePolicy
 
 # Each migration moves the schema up one version (PRAGMA user_version): a list of statements,
 # run in one transaction. Append new migrations; never edit an old one.
@@ -60,6 +63,10 @@ MIGRATIONS: list[list[str]] = [
     ],
     [  # 2: users accumulate superseded and expired notes: read the live ones without scanning those.
         "CREATE INDEX notes_live ON notes (tenant_id, user_id, status, expires_utc, observed_utc)",
+    ],
+    [  # 3: a random secret per store: it keys the ledger's digests and the ids audit rows keep.
+        "CREATE TABLE store_secret (id INTEGER PRIMARY KEY CHECK (id = 1), secret BLOB NOT NULL)",
+        "INSERT INTO store_secret VALUES (1, randomblob(32))",
     ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -167,11 +174,16 @@ class MemoryStore:
         self._lock = threading.RLock()  # one connection, shared by handles and threads
         self.path = path
         self.clock = clock
+        self.write_policy: WritePolicy = DEFAULT_WRITE_POLICY  # every write path checks it
 
     @classmethod
     def open(cls, path: str | Path = ":memory:", *, clock: Clock = system_clock,
-             timeout: float = 5.0) -> "MemoryStore":
-        """Open or create a store. Checks the file before writing anything to it."""
+             timeout: float = 5.0, write_policy: WritePolicy | None = None) -> "MemoryStore":
+        """Open or create a store. Checks the file before writing anything to it.
+
+        `write_policy` (default DEFAULT_WRITE_POLICY) checks every note and profile value written
+        through the store; states loaded from it carry it to the capture tool and consolidation.
+        """
         path = str(path)
         try:
             conn = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
@@ -189,7 +201,10 @@ class MemoryStore:
         except BaseException:
             conn.close()
             raise
-        return cls(conn, path, clock)
+        store = cls(conn, path, clock)
+        if write_policy is not None:
+            store.write_policy = write_policy
+        return store
 
     @staticmethod
     def _check(conn: sqlite3.Connection, path: str) -> None:
@@ -204,6 +219,17 @@ class MemoryStore:
         problems = [row[0] for row in conn.execute("PRAGMA quick_check")]
         if problems != ["ok"]:
             raise CorruptStoreError(f"{path} failed its integrity check: {problems[:3]}")
+
+    @property
+    def secret(self) -> bytes:
+        """This store's random secret (made by migration 3): keys ledger digests and audit ids."""
+        with self._lock, _sqlite_errors():
+            return bytes(self._conn.execute("SELECT secret FROM store_secret").fetchone()[0])
+
+    def audit_id(self, note_id: str) -> str:
+        """The id an audit row keeps for an erased note: keyed, so a guessed text cannot be
+        confirmed from it (note ids are a plain hash of scope, date and text)."""
+        return "erased_" + hmac.new(self.secret, note_id.encode(), hashlib.sha256).hexdigest()[:16]
 
     @property
     def schema_version(self) -> int:
@@ -298,6 +324,8 @@ class UserMemory:
                 self._owner()).fetchone()
             notes = self._active(conn, None, None)
         profile = json.loads(row["profile"]) if row else dict(default_profile or {})
+        state_fields = {"write_policy": self._store.write_policy, "ledger_key": self._store.secret,
+                        **state_fields}
         return MemoryState(profile=profile, global_notes=notes, **state_fields)
 
     def active_notes(self, keywords: Iterable[str] | None = None, limit: int | None = None) -> list[MemoryNote]:
@@ -364,6 +392,8 @@ class UserMemory:
     # -- writing -------------------------------------------------------------------------------
 
     def save_profile(self, profile: dict[str, Any]) -> None:
+        """Store the profile. Every key and value passes the write policy first (PolicyRefused)."""
+        _raise_refused("profile", _refused_profile(self._store.write_policy, profile))
         text = json.dumps(profile, ensure_ascii=False)
         with self._store._transaction(write=True) as conn:
             conn.execute(
@@ -372,8 +402,12 @@ class UserMemory:
                 self._owner(profile=text))
 
     def add_notes(self, notes: Iterable[MemoryNote], *, session_id: str | None = None) -> int:
-        """Write long-term notes (same id replaces); returns how many were written."""
+        """Write long-term notes (same id replaces); returns how many were written.
+
+        Every note passes the store's write policy first; if any is refused, none is written and
+        PolicyRefused lists them."""
         notes = _long_term(notes)
+        _raise_refused("notes", _refused_notes(self._store.write_policy, notes))
         with self._store._transaction(write=True) as conn:
             self._write_notes(conn, notes, session_id, superseded=())
         return len(notes)
@@ -381,6 +415,7 @@ class UserMemory:
     def stage_session_notes(self, session_id: str, notes: Iterable[MemoryNote]) -> int:
         """Persist notes captured during a session, so a crash before consolidation loses none."""
         notes = list(notes)
+        _raise_refused("session notes", _refused_notes(self._store.write_policy, notes))
         rows = [self._owner(session=session_id, id=n.id, note=json.dumps(n.to_dict(), ensure_ascii=False),
                             expires=_utc(n.expires_at) if n.expires_at else None) for n in notes]
         with self._store._transaction(write=True) as conn:
@@ -452,7 +487,7 @@ class UserMemory:
             conn.executemany(
                 """INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
                    VALUES (:tenant, :user, :at, 'forget', :id, :reason)""",
-                [self._owner(at=now, id=i, reason=reason) for i in ids])
+                [self._owner(at=now, id=self._store.audit_id(i), reason=reason) for i in ids])
         self._store._truncate_wal()
         return len(ids)
 
@@ -486,7 +521,10 @@ class UserMemory:
     def import_json(self, text: str) -> int:
         """Replace this user's memory with an export (whoever it was exported from).
 
-        The whole document is validated before anything is written. Returns the note count.
+        The whole document is validated before anything is written, including every note, staged
+        note and profile value against the store's write policy: one refused item refuses the
+        whole import (PolicyRefused lists each one: id and rule), and memory stays as it was.
+        Returns the note count.
         """
         try:
             document = json.loads(text)
@@ -503,8 +541,15 @@ class UserMemory:
                                       _utc(superseded_at) if superseded_at else None))
             staged = [(item["session_id"], MemoryNote.from_dict(item["note"])) for item in document["staged"]]
             profile = document["profile"]
+            if profile is not None and not isinstance(profile, dict):
+                raise TypeError("the profile must be an object")
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"cannot import: {exc}") from exc
+        policy = self._store.write_policy
+        notes = [MemoryNote.from_dict({k: v for k, v in item.items() if k not in ("session_id", "superseded_at")})
+                 for item in document["notes"]]
+        _raise_refused("the import", _refused_notes(policy, notes + [n for _, n in staged])
+                       + _refused_profile(policy, profile or {}))
         owner = "tenant_id = :tenant AND user_id = :user"
         with self._store._transaction(write=True) as conn:
             for table in ("notes", "session_notes", "profiles"):
@@ -522,6 +567,38 @@ class UserMemory:
                    VALUES (:tenant, :user, :at, 'import', NULL, :reason)""",
                 self._owner(at=self._now(), reason=f"replaced memory with {len(rows)} imported notes"))
         return len(rows)
+
+
+def _refused_notes(policy: WritePolicy, notes: list[MemoryNote]) -> list[tuple[str, str]]:
+    decisions = [(n.id, policy.check(n.text, n.keywords, kind=n.kind)) for n in notes]
+    return [(i, d.rule or "") for i, d in decisions if not d.allowed]
+
+
+def _refused_profile(policy: WritePolicy, profile: dict[str, Any], path: str = "profile") -> list[tuple[str, str]]:
+    """Each profile key and value (nested too) is checked as a fact, with its key as the cue."""
+    if not isinstance(profile, dict):
+        raise TypeError(f"the profile must be a dict, got {type(profile).__name__}")
+    refused = []
+    for key, value in profile.items():
+        where = f"{path}.{key}"
+        values = value if isinstance(value, list) else [value]
+        for item in values:
+            if isinstance(item, dict):
+                refused += _refused_profile(policy, item, where)
+                continue
+            for text, cue in ((str(key), []), (str(item), [str(key)])):
+                if item is None or not text.strip():
+                    continue
+                decision = policy.check(text, cue, kind="fact")
+                if not decision.allowed:
+                    refused.append((where, decision.rule or ""))
+    return list(dict.fromkeys(refused))
+
+
+def _raise_refused(what: str, refused: list[tuple[str, str]]) -> None:
+    if refused:
+        listed = ", ".join(f"{i} ({rule})" for i, rule in refused)
+        raise PolicyRefused(f"the write policy refused {what}: {listed}; nothing was written", refused)
 
 
 def _long_term(notes: Iterable[MemoryNote]) -> list[MemoryNote]:
