@@ -29,7 +29,7 @@ from agents import Agent, RunContextWrapper, RunHooks
 
 from helpers.budget import BudgetExceeded, BudgetReport, ContextBudget, TokenCounter, count_tokens, fit_notes, measure
 from helpers.policy import DEFAULT_POLICY, Policy
-from helpers.render import LeftOut, NONE_LINE, format_notes, render_frontmatter, select_notes
+from helpers.render import LeftOut, NONE_LINE, format_notes, inline, render_frontmatter, select_notes
 from helpers.state import MemoryNote, MemoryState
 
 BASE_INSTRUCTIONS = """\
@@ -114,7 +114,7 @@ def render_prompt(state: MemoryState, *, policy: Policy = DEFAULT_POLICY, base: 
     session_kept = session_sel.kept if show_session else None
 
     frontmatter = render_frontmatter(state.profile)
-    history = "\n".join(f"- {line}" for line in state.recent_history) or NONE_LINE
+    history = "\n".join(f"- {inline(line)}" for line in state.recent_history) or NONE_LINE
     stable = {"base": base.strip(), "memory_policy": policy.text} if base.strip() else {"memory_policy": policy.text}
     profile = {"user_profile": _block("user_profile", frontmatter),
                "recent_history": _block("recent_history", f"{HISTORY_HEADING}\n{history}")}
