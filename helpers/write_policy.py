@@ -110,8 +110,10 @@ def is_question(sentence: str) -> bool:
 
 
 def asked_not_stated(c: Candidate) -> str | None:
-    best = _best_sentences(c.text, c.latest_message or "")
-    if best and all(is_question(s) for s in best):
+    # Every sentence the note shares a topic word with is a question: the user stated none of it.
+    note = topic_words(c.text)
+    sources = [s for s in _sentences(c.latest_message or "") if note & topic_words(s)]
+    if sources and all(is_question(s) for s in sources):
         return ("Not saved: the user asked about this; a note must come from something the user stated, "
                 "not from your answer or from memory.")
     return None

@@ -73,6 +73,7 @@ def test_the_agents_own_answer_is_refused_not_rewritten():
     ("Prefers aisle seats", "Can you book me a flight? I always sit on the aisle."),
     ("Is vegetarian", "Could you remember that I'm vegetarian?"),
     ("Travels with two kids", "I travel with my two kids, what hotels have family rooms?"),
+    ("Prefers aisle seats", "Do you have aisle seats? I always sit on the aisle."),
 ])
 def test_statements_and_requests_are_not_questions(note, message):
     assert P.check(note, said_by_user=message, latest_message=message).allowed
