@@ -430,9 +430,14 @@ class UserMemory:
 
         `merged_notes` are upserted; a note whose `supersedes` names a stored note, and every id
         in `superseded`, marks that note superseded. Either all of this happens or none of it.
+        Notes not stored yet pass the write policy first (PolicyRefused: nothing is written).
         """
         notes = _long_term(merged_notes)
         with self._store._transaction(write=True) as conn:
+            stored = {r[0] for r in conn.execute(
+                "SELECT id FROM notes WHERE tenant_id = :tenant AND user_id = :user", self._owner())}
+            _raise_refused("notes", _refused_notes(self._store.write_policy,
+                                                   [n for n in notes if n.id not in stored]))
             self._write_notes(conn, notes, session_id, superseded=list(superseded))
             conn.execute(
                 "DELETE FROM session_notes WHERE tenant_id = :tenant AND user_id = :user AND session_id = :session",

@@ -137,3 +137,14 @@ def test_tool_results_in_the_input_count_as_documents():
     assert tool_results_arrived([{"role": "user", "content": [{"type": "input_file", "file_id": "f"}]}])
     assert not tool_results_arrived([{"role": "user", "content": "hi"},
                                      {"role": "user", "content": [{"type": "input_text", "text": "x"}]}])
+
+
+def test_a_note_copied_from_the_memory_block_is_not_the_users_words_this_turn():
+    state = _state()
+    state.global_notes = [MemoryState.from_dict({"global_notes": [
+        {"text": "Usually prefers an aisle seat on flights", "observed_at": "2026-03-14"}]}).global_notes[0]]
+    said = "Book me a hotel in Tokyo for next week."
+    reply = capture_note(state, "Usually prefers an aisle seat on flights", ["seat"], said_by_user=said,
+                         latest_message=said)
+    assert reply.startswith("Not saved: the user never said")
+    assert [e.rule for e in state.ledger] == ["ungrounded"]

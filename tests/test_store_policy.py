@@ -95,3 +95,13 @@ def test_an_audit_id_after_erasure_cannot_confirm_a_guessed_text(maya):
     guesses = [note_id(f"Allergic to {drug}", "2026-05-01", "global") for drug in ("aspirin", "penicillin")]
     assert secret.id in guesses and entry.note_id not in guesses
     assert entry.note_id == maya._store.audit_id(secret.id)  # whoever holds the store can still check
+
+
+def test_commit_consolidation_checks_the_notes_it_adds_and_keeps_the_session_staged(maya):
+    maya.add_notes([note("Prefers aisle seats")])
+    maya.stage_session_notes("s1", [note("Likes tea", scope="session")])
+    with pytest.raises(PolicyRefused, match="payment_card"):
+        maya.commit_consolidation("s1", maya.active_notes() + [note("Pays with card 4111 1111 1111 1111")])
+    assert [n.text for n in maya.staged_notes("s1")] == ["Likes tea"]  # nothing lost, nothing written
+    maya.commit_consolidation("s1", maya.active_notes() + [note("Likes green tea")])
+    assert [n.text for n in maya.active_notes()] == ["Prefers aisle seats", "Likes green tea"]
