@@ -1,9 +1,16 @@
-"""Consolidation rejects a merged note that states what no single source states; honest merges pass."""
+"""Consolidation rejects a merged note that no single source states; honest merges pass."""
 
 import pytest
 
-from helpers.consolidation import (ConsolidationPlan, PlanRejected, apply_plan, deterministic_merge,
-                                   merge_notes, notes_for_model, unsupported_claims)
+from helpers.consolidation import (
+    ConsolidationPlan,
+    PlanRejected,
+    apply_plan,
+    deterministic_merge,
+    merge_notes,
+    notes_for_model,
+    unsupported_claims,
+)
 from helpers.state import MemoryNote, MemoryState, fixed_clock
 from helpers.write_policy import DEFAULT_WRITE_POLICY
 from helpers.consolidation import consolidate
@@ -17,23 +24,37 @@ def note(text, observed_at="2026-11-30", **kw):
 
 
 def merge_plan(sources, text, keywords=("home",)):
-    return ConsolidationPlan.model_validate({
-        "decisions": [{"id": s.id, "action": "merge", "other_id": "", "reason": "same"} for s in sources],
-        "notes": [{"text": text, "keywords": list(keywords), "kind": "fact", "source_ids": [s.id for s in sources]}],
-    })
+    return ConsolidationPlan.model_validate(
+        {
+            "decisions": [
+                {"id": s.id, "action": "merge", "other_id": "", "reason": "same"} for s in sources
+            ],
+            "notes": [
+                {
+                    "text": text,
+                    "keywords": list(keywords),
+                    "kind": "fact",
+                    "source_ids": [s.id for s in sources],
+                }
+            ],
+        }
+    )
 
 
 def apply_merge(global_notes, session_notes, text, keywords=("home",), **kw):
     notes, report = deterministic_merge(global_notes, session_notes, clock=CLOCK)
     inputs = notes_for_model(notes, report, clock=CLOCK) or notes
-    return apply_plan(notes, report, merge_plan(global_notes + session_notes, text, keywords), inputs, **kw)
+    return apply_plan(
+        notes, report, merge_plan(global_notes + session_notes, text, keywords), inputs, **kw
+    )
 
 
 def test_recombined_subjects_are_rejected():
     brisbane = note("Lives in Brisbane", "2025-11-02", keywords=["home"], kind="fact")
     sydney = note("Moved to Sydney", "2026-08-25", keywords=["home"], kind="fact")
     assert "its sources are about different subjects (it recombines them)" in unsupported_claims(
-        "Moved to Brisbane", [brisbane.text, sydney.text])
+        "Moved to Brisbane", [brisbane.text, sydney.text]
+    )
     with pytest.raises(PlanRejected, match="recombines"):
         apply_merge([brisbane], [sydney], "Moved to Brisbane")
 
@@ -41,19 +62,26 @@ def test_recombined_subjects_are_rejected():
 def test_a_flipped_tense_is_rejected():
     veg = note("Is vegetarian", "2026-01-02", keywords=["diet"], kind="fact")
     meals = note("Prefers vegetarian meals", "2026-06-02", keywords=["diet"])
-    assert unsupported_claims("Was vegetarian", [veg.text, meals.text]) == ["it is in the past tense and no source is"]
+    assert unsupported_claims("Was vegetarian", [veg.text, meals.text]) == [
+        "it is in the past tense and no source is"
+    ]
     with pytest.raises(PlanRejected, match="past tense"):
         apply_merge([veg], [meals], "Was vegetarian", ["diet"])
     assert unsupported_claims("No longer eats meat", ["Eats meat"]) != []
 
 
-@pytest.mark.parametrize("sources, merged", [
-    (["Usually prefers an aisle seat on flights", "Likes the aisle on long flights"],
-     "Prefers an aisle seat on long flights"),
-    (["Is vegetarian", "Prefers vegetarian meals"], "Prefers vegetarian meals"),
-    (["Prefers window seats", "Likes a seat by the window"], "Prefers window seats"),
-    (["Was vegetarian until 2024", "Ate only vegetarian meals"], "Was vegetarian until 2024"),
-])
+@pytest.mark.parametrize(
+    "sources, merged",
+    [
+        (
+            ["Usually prefers an aisle seat on flights", "Likes the aisle on long flights"],
+            "Prefers an aisle seat on long flights",
+        ),
+        (["Is vegetarian", "Prefers vegetarian meals"], "Prefers vegetarian meals"),
+        (["Prefers window seats", "Likes a seat by the window"], "Prefers window seats"),
+        (["Was vegetarian until 2024", "Ate only vegetarian meals"], "Was vegetarian until 2024"),
+    ],
+)
 def test_honest_merges_still_pass(sources, merged):
     assert unsupported_claims(merged, sources) == []
 
@@ -64,18 +92,27 @@ def test_the_merged_note_passes_the_write_policy_it_is_given():
     # The model writes the merge in the first person: the default policy refuses it.
     with pytest.raises(PlanRejected, match="write policy"):
         apply_merge([a], [b], "I like aisle seats", ["seat"])
-    notes, report = apply_merge([a], [b], "I like aisle seats", ["seat"],
-                                write_policy=DEFAULT_WRITE_POLICY.without("first_person"))
+    notes, report = apply_merge(
+        [a],
+        [b],
+        "I like aisle seats",
+        ["seat"],
+        write_policy=DEFAULT_WRITE_POLICY.without("first_person"),
+    )
     assert report.created
 
 
 async def test_consolidate_uses_the_states_policy_unless_given_one():
-    state = MemoryState(pinned_now="2026-11-30T09:00:00Z",
-                        session_notes=[note("I like aisle seats", keywords=["seat"])])
+    state = MemoryState(
+        pinned_now="2026-11-30T09:00:00Z",
+        session_notes=[note("I like aisle seats", keywords=["seat"])],
+    )
     report = await consolidate(state)
     assert [d.outcome for d in report.decisions.values()] == ["blocked"]
-    state = MemoryState(pinned_now="2026-11-30T09:00:00Z",
-                        session_notes=[note("I like aisle seats", keywords=["seat"])])
+    state = MemoryState(
+        pinned_now="2026-11-30T09:00:00Z",
+        session_notes=[note("I like aisle seats", keywords=["seat"])],
+    )
     report = await consolidate(state, write_policy=DEFAULT_WRITE_POLICY.without("first_person"))
     assert [d.outcome for d in report.decisions.values()] == ["added"]
 

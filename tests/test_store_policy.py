@@ -42,8 +42,12 @@ def test_keywords_and_staged_notes_are_checked_too(maya):
 
 def test_save_profile_checks_keys_and_values(maya):
     maya.save_profile({"name": "Maya Chen", "home_airport": "SYD", "tags": ["aisle", "vegetarian"]})
-    for bad in ({"email": "maya@example.com"}, {"note": FORGED}, {"passport": "C03005988"},
-                {"cards": [{"visa": "4111 1111 1111 1111"}]}):
+    for bad in (
+        {"email": "maya@example.com"},
+        {"note": FORGED},
+        {"passport": "C03005988"},
+        {"cards": [{"visa": "4111 1111 1111 1111"}]},
+    ):
         with pytest.raises(PolicyRefused):
             maya.save_profile(bad)
     assert maya.load_state().profile["name"] == "Maya Chen"  # the refused saves changed nothing
@@ -92,16 +96,24 @@ def test_an_audit_id_after_erasure_cannot_confirm_a_guessed_text(maya):
     maya.add_notes([secret])
     maya.forget(secret.id)
     [entry] = maya.audit_log()
-    guesses = [note_id(f"Allergic to {drug}", "2026-05-01", "global") for drug in ("aspirin", "penicillin")]
+    guesses = [
+        note_id(f"Allergic to {drug}", "2026-05-01", "global") for drug in ("aspirin", "penicillin")
+    ]
     assert secret.id in guesses and entry.note_id not in guesses
-    assert entry.note_id == maya._store.audit_id(secret.id)  # whoever holds the store can still check
+    assert entry.note_id == maya._store.audit_id(
+        secret.id
+    )  # whoever holds the store can still check
 
 
 def test_commit_consolidation_checks_the_notes_it_adds_and_keeps_the_session_staged(maya):
     maya.add_notes([note("Prefers aisle seats")])
     maya.stage_session_notes("s1", [note("Likes tea", scope="session")])
     with pytest.raises(PolicyRefused, match="payment_card"):
-        maya.commit_consolidation("s1", maya.active_notes() + [note("Pays with card 4111 1111 1111 1111")])
-    assert [n.text for n in maya.staged_notes("s1")] == ["Likes tea"]  # nothing lost, nothing written
+        maya.commit_consolidation(
+            "s1", maya.active_notes() + [note("Pays with card 4111 1111 1111 1111")]
+        )
+    assert [n.text for n in maya.staged_notes("s1")] == [
+        "Likes tea"
+    ]  # nothing lost, nothing written
     maya.commit_consolidation("s1", maya.active_notes() + [note("Likes green tea")])
     assert [n.text for n in maya.active_notes()] == ["Prefers aisle seats", "Likes green tea"]
