@@ -112,3 +112,20 @@ def test_scope_by_sentence_can_be_switched_off():
         .scope
         == "global"
     )
+
+
+def test_on_the_whole_gate_corpus_the_policys_gate_rules_decide_as_gate_check_does():
+    import json
+
+    from helpers.paths import data_dir
+
+    cases = []
+    for name in ("gate_corpus.json", "gate_corpus_generated.json"):
+        path = data_dir() / name
+        if path.exists():
+            cases += json.loads(path.read_text(encoding="utf-8"))["cases"]
+    assert len(cases) > 100
+    content_only = P.without("first_person", "asked_not_stated", "ungrounded", "scope_by_sentence")
+    for case in cases:
+        keywords = case.get("keywords") or []
+        assert content_only.check(case["text"], keywords) == gate.check(case["text"], keywords), case
