@@ -15,11 +15,11 @@ from pathlib import Path
 from helpers.state import MemoryNote, fixed_clock
 from helpers.store import MemoryStore
 
-SECRET = "Passport number X9Q7-SECRET-4411"
+SECRET = "Wants a quiet room at the Xqzorb Lodge, the hidden SECRET garden wing"
 
 
 def holding(folder: Path) -> str:
-    return ", ".join(sorted(p.name for p in folder.iterdir() if b"X9Q7" in p.read_bytes())) or "none"
+    return ", ".join(sorted(p.name for p in folder.iterdir() if b"Xqzorb" in p.read_bytes())) or "none"
 
 
 def run(case: str, release_after: float | None) -> None:

@@ -36,6 +36,7 @@ from pydantic import BaseModel
 
 from helpers.state import Clock, MemoryNote, MemoryState, note_id, parse_time
 from helpers.words import STOPWORDS, TOKEN, content_words, stem, topic_words
+from helpers.write_policy import DEFAULT_WRITE_POLICY, WritePolicy
 
 # Two notes whose content words overlap this much (Jaccard) are the same note reworded.
 # High on purpose: "prefers an aisle seat" and "prefers aisle seats" fold, "window" vs
@@ -139,8 +140,14 @@ def related(a: MemoryNote, b: MemoryNote) -> bool:
     return bool(_topic(a) & _topic(b))
 
 
+# Words that put a statement in the past: "Was vegetarian" says what "Is vegetarian" does not.
+_PAST = re.compile(r"\b(?:was|were|had|used to|formerly|previously|no longer|anymore|any more|ex-|once)\b", re.I)
+
+
 def unsupported_claims(text: str, source_texts: list[str]) -> list[str]:
-    """What `text` says that its sources do not: words, numbers, or a flipped negation."""
+    """What `text` says that its sources do not: words, numbers, a flipped negation or tense, or
+    subjects recombined ("Moved to Brisbane" from "Lives in Brisbane" + "Moved to Sydney": each
+    word has a source, but the sources are about different things, so no source says it)."""
     source_words, source_numbers = set(), set()
     for source in source_texts:
         words, numbers = content_words(source)
@@ -156,20 +163,39 @@ def unsupported_claims(text: str, source_texts: list[str]) -> list[str]:
     negated = {"not" in content_words(s)[0] for s in source_texts}
     if negated != {"not" in content_words(text)[0]}:
         problems.append("its negation differs from its sources")
+    if _PAST.search(text) and not any(_PAST.search(s) for s in source_texts):
+        problems.append("it is in the past tense and no source is")
+    if not _one_subject(source_texts):
+        problems.append("its sources are about different subjects (it recombines them)")
     return problems
 
 
-def _gate_check(text: str, keywords: list[str] | None = None):
-    from helpers.gate import check  # imported late: the gate is its own stage
+def _one_subject(texts: list[str]) -> bool:
+    """Are the texts linked into one group by shared topic words? (One text always is.)"""
+    topics = [topic_words(t) for t in texts]
+    linked, reached = set(topics[0]) if topics else set(), {0}
+    grew = True
+    while grew:
+        grew = False
+        for i, words in enumerate(topics):
+            if i not in reached and words & linked:
+                reached.add(i)
+                linked |= words
+                grew = True
+    return len(reached) == len(topics) or not topics
 
-    return check(text, keywords)
+
+def _policy(write_policy: WritePolicy | None) -> WritePolicy:
+    return DEFAULT_WRITE_POLICY if write_policy is None else write_policy
 
 
 # ---- step 1: rules only ----------------------------------------------------------------------
 
 def deterministic_merge(global_notes: list[MemoryNote], session_notes: list[MemoryNote], *,
-                        clock: Clock) -> tuple[list[MemoryNote], ConsolidationReport]:
-    """Fold the session into global memory with rules only. The inputs are not modified."""
+                        clock: Clock, write_policy: WritePolicy | None = None
+                        ) -> tuple[list[MemoryNote], ConsolidationReport]:
+    """Fold the session into global memory with rules only. The inputs are not modified.
+    Every session note passes `write_policy` (default: DEFAULT_WRITE_POLICY) again."""
     notes = copy.deepcopy(global_notes)
     report = ConsolidationReport(at=clock().isoformat())
     for note in notes:
@@ -182,13 +208,13 @@ def deterministic_merge(global_notes: list[MemoryNote], session_notes: list[Memo
                 report.decisions[note.id] = MergeDecision(note.id, "already_merged",
                                                           "this note is already in global memory")
             continue
-        gate = _gate_check(note.text, note.keywords)
+        gate = _policy(write_policy).check(note.text, note.keywords, kind=note.kind)
         if note.scope == "session" or gate.scope == "session":
             report.decisions[note.id] = MergeDecision(note.id, "dropped_session",
                                                       "session-scoped: it holds for this session only")
             continue
         if not gate.allowed:
-            report.decisions[note.id] = MergeDecision(note.id, "blocked", f"write gate rule {gate.rule}")
+            report.decisions[note.id] = MergeDecision(note.id, "blocked", f"write policy rule {gate.rule}")
             continue
         twin = next((n for n in notes if n.is_live(clock) and is_near_duplicate(n.text, note.text)), None)
         notes.append(note)
@@ -298,11 +324,13 @@ async def propose_plan(inputs: list[MemoryNote], model: Model | str) -> Consolid
 # ---- step 3: check the plan, then apply it ---------------------------------------------------
 
 def apply_plan(notes: list[MemoryNote], report: ConsolidationReport, plan: ConsolidationPlan,
-               inputs: list[MemoryNote]) -> tuple[list[MemoryNote], ConsolidationReport]:
+               inputs: list[MemoryNote], *, write_policy: WritePolicy | None = None
+               ) -> tuple[list[MemoryNote], ConsolidationReport]:
     """Apply the model's plan to the deterministic result (`inputs`: the notes the model saw).
 
     A broken plan raises PlanRejected and nothing of it is applied: an unknown id, a missing or
-    doubled decision, a written note that invents, fails the gate, or merges a note it also
+    doubled decision, a written note that invents (see `unsupported_claims`), fails the write
+    policy (`write_policy`, default DEFAULT_WRITE_POLICY), or merges a note it also
     supersedes. A written note's source_ids are what it merged, even where the model said "keep";
     a written note that only restates its one source changes nothing. Decisions the rules
     overrule leave their notes as they are (see report.overruled): a "merge" in no written note,
@@ -347,7 +375,8 @@ def apply_plan(notes: list[MemoryNote], report: ConsolidationReport, plan: Conso
         if only is not None and is_near_duplicate(written.text, only.text):
             restated.add(only.id)  # the model copied a note out: nothing merged, nothing to check
             continue
-        new = _checked_note(written, [by_id[i] for i in source_ids if i in shown], source_ids)
+        new = _checked_note(written, [by_id[i] for i in source_ids if i in shown], source_ids,
+                            _policy(write_policy))
         for source_id in source_ids:
             if source_id in merged_into:
                 raise PlanRejected(f"note {source_id} is a source of two written notes")
@@ -385,14 +414,15 @@ def _mentions(text: str, source: MemoryNote) -> bool:
     return bool(topic_words(text) & topic_words(source.text))
 
 
-def _checked_note(written: PlanNote, sources: list[MemoryNote], source_ids: list[str]) -> MemoryNote:
+def _checked_note(written: PlanNote, sources: list[MemoryNote], source_ids: list[str],
+                  write_policy: WritePolicy) -> MemoryNote:
     if not source_ids or len(sources) != len(source_ids) or len(set(source_ids)) != len(source_ids):
         raise PlanRejected(f"written note {written.text!r} names missing or unknown sources {source_ids}")
     if not written.text.strip():
         raise PlanRejected("written note with empty text")
-    gate = _gate_check(written.text, written.keywords)
+    gate = write_policy.check(written.text, written.keywords, kind=written.kind)
     if not gate.allowed or gate.scope != "global":
-        raise PlanRejected(f"written note {written.text!r} fails the write gate "
+        raise PlanRejected(f"written note {written.text!r} fails the write policy "
                            f"({gate.rule or 'session-scoped'})")
     problems = unsupported_claims(written.text, [s.text for s in sources])
     if problems:
@@ -443,10 +473,11 @@ def _resolve_conflict(note: MemoryNote, other: MemoryNote, d: PlanDecision, repo
 
 async def merge_notes(global_notes: list[MemoryNote], session_notes: list[MemoryNote],
                       model: Model | str | None = None, *, clock: Clock,
-                      timeout: float = DEFAULT_TIMEOUT) -> tuple[list[MemoryNote], ConsolidationReport]:
+                      timeout: float = DEFAULT_TIMEOUT, write_policy: WritePolicy | None = None
+                      ) -> tuple[list[MemoryNote], ConsolidationReport]:
     """Pure form: (new global notes, report). The inputs are not modified, so a store can commit
     the result atomically. Without a model only the deterministic pass runs."""
-    notes, report = deterministic_merge(global_notes, session_notes, clock=clock)
+    notes, report = deterministic_merge(global_notes, session_notes, clock=clock, write_policy=write_policy)
     inputs = notes_for_model(notes, report, clock=clock)
     if model is None or not inputs:
         return notes, report
@@ -458,7 +489,7 @@ async def merge_notes(global_notes: list[MemoryNote], session_notes: list[Memory
         reason = f"model error: {type(error).__name__}: {_short(str(error))}"
     else:
         try:
-            return apply_plan(notes, report, plan, inputs)
+            return apply_plan(notes, report, plan, inputs, write_policy=write_policy)
         except PlanRejected as error:
             reason = f"plan rejected: {error}"
     return notes, replace(report, fallback_reason=reason)
@@ -489,13 +520,17 @@ def _short(text: str, limit: int = 300) -> str:
 
 
 async def consolidate(state: MemoryState, model: Model | str | None = None, *, clock: Clock | None = None,
-                      timeout: float = DEFAULT_TIMEOUT) -> ConsolidationReport:
+                      timeout: float = DEFAULT_TIMEOUT, write_policy: WritePolicy | None = None
+                      ) -> ConsolidationReport:
     """Merge `state.session_notes` into `state.global_notes`; clear the merged session notes after.
+
+    Every note that joins global memory passes `write_policy` (default: `state.write_policy`).
 
     The state changes only once the merge has succeeded (a model failure is a success: it falls
     back). Session notes written after the call (it may run in the background) stay for next time.
     """
-    return await _consolidate(state, list(state.session_notes), model, clock, timeout)
+    return await _consolidate(state, list(state.session_notes), model, clock, timeout,
+                              write_policy=write_policy)
 
 
 def consolidate_in_background(state: MemoryState, model: Model | str | None = None, *,
@@ -510,18 +545,22 @@ def consolidate_in_background(state: MemoryState, model: Model | str | None = No
 
 
 async def _consolidate(state: MemoryState, session: list[MemoryNote], model: Model | str | None,
-                       clock: Clock | None, timeout: float) -> ConsolidationReport:
+                       clock: Clock | None, timeout: float, *,
+                       write_policy: WritePolicy | None = None) -> ConsolidationReport:
     clock = clock or state.clock
+    write_policy = write_policy or state.write_policy
     snapshot = copy.deepcopy(state.global_notes)  # what the run sees; the live state may move on
     session = copy.deepcopy(session)
-    notes, report = await merge_notes(snapshot, session, model, clock=clock, timeout=timeout)
+    notes, report = await merge_notes(snapshot, session, model, clock=clock, timeout=timeout,
+                                      write_policy=write_policy)
     # Back on the live state, with no await below: nothing can change it while we merge.
     moved = _moved_on(state, snapshot, session, notes)
     if moved:
         # What changed meanwhile wins: re-run the rules on the memory as it is now.
         still_there = {n.id: n for n in state.session_notes}
         session = [still_there[n.id] for n in session if n.id in still_there]
-        notes, report = deterministic_merge(state.global_notes, session, clock=clock)
+        notes, report = deterministic_merge(state.global_notes, session, clock=clock,
+                                            write_policy=write_policy)
         report = replace(report, fallback_reason=f"memory changed during consolidation ({moved}); "
                                                  "the rules re-ran on the current memory")
         state.global_notes = notes

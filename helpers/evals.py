@@ -176,6 +176,13 @@ def _allow_everything(text: str, keywords: Iterable[str] | None = None) -> gate.
     return gate.GateDecision(True, None, gate.scope_of(text), "OK (write gate switched off)")
 
 
+def _no_rules():
+    """The write policy with only its scope rule: states built while the gate is off use it."""
+    from helpers.write_policy import DEFAULT_WRITE_POLICY
+
+    return DEFAULT_WRITE_POLICY.without(*(r for r in DEFAULT_WRITE_POLICY.rule_ids if r != "scope_by_sentence"))
+
+
 def _trust_the_model(note, other, decision, report) -> None:
     """Consolidation without the recency rule: whatever the model says supersedes what, happens."""
     if decision.action != "supersede":
@@ -189,11 +196,11 @@ _ORIGINAL_RESOLVE = consolidation._resolve_conflict
 GUARDS: dict[str, tuple[str, list[tuple[str, Any]]]] = {
     # name: (what it protects, [(patch target, permissive replacement), ...])
     "gate": ("the write gate refuses unsafe notes (injections, contact details, secrets, words the user never said)",
-             [("helpers.tools.check", _allow_everything), ("helpers.gate.check", _allow_everything),
-              ("helpers.tools.ungrounded_terms", lambda text, said_by_user: [])]),
+             [("helpers.gate.check", _allow_everything), ("helpers.state._default_write_policy", _no_rules),
+              ("helpers.store.DEFAULT_WRITE_POLICY", _no_rules())]),
     "scope": ("'this time' wording, in the note or in the user's sentence it comes from, makes a note "
               "session-scoped, so it never reaches long-term memory",
-              [("helpers.gate.scope_of", lambda text: "global"), ("helpers.tools.scope_of", lambda text: "global")]),
+              [("helpers.gate.scope_of", lambda text: "global")]),
     "truncation": ("oversized tool output is cut, with a marker, before it reaches the model",
                    [("helpers.trimming.truncate_tool_output", lambda text, max_chars=4000: text)]),
     "tenant": ("the store keys memory by tenant and user, not by user id alone",

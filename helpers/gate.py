@@ -8,7 +8,7 @@ the policy can be read as a table, tested exhaustively and changed with care:
     CONTENT_RULES  look at the text and its keywords, in order; the first hit wins
 
 Each row is (rule id, what it blocks, the reason the model is told). A blocked
-write is never stored; the ledger keeps only a hash of its text.
+write is never stored; the ledger keeps at most a keyed digest of its text.
 
 Numbers alone are not suspicious: budgets, times, seat rows, counts, durations
 and flight numbers pass. Card numbers are recognised by their Luhn checksum and
@@ -42,6 +42,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import hmac
 import math
 import re
 import unicodedata
@@ -1162,6 +1163,21 @@ class GateDecision:
     reason: str  # one sentence the model can act on
 
 
+def content_of(text: str, keywords: Iterable[str] = ()) -> str:
+    """What the content rules read: the note and its keywords, normalised, plus decoded payloads."""
+    # Keywords are scanned too: a card number hidden in a keyword is still a card number, and a
+    # keyword such as "passport" is the cue that makes "C03005988" a passport number.
+    keywords = list(keywords)
+    content = _normalize("\n".join([text, *keywords]) if keywords else text)
+    content += "".join("\n" + _normalize(payload) for payload in _encoded_payloads(content))
+    # A keyword that names a credential or a card ("pin", "cvv") labels a text that reads like a
+    # value (a token or two, or anything with a digit): read it so.
+    if len(text.split()) <= 2 or re.search(r"\d", text):
+        content += "".join(f"\n{k}: {_normalize(text)}" for k in keywords
+                           if _LABEL_KEYWORD.fullmatch(_normalize(k).strip()))
+    return content
+
+
 def check(text: str, keywords: Iterable[str] | None = None) -> GateDecision:
     """Decide whether a candidate memory note may be kept. Pure and deterministic."""
     if not isinstance(text, str):
@@ -1173,15 +1189,7 @@ def check(text: str, keywords: Iterable[str] | None = None) -> GateDecision:
     for rule in SHAPE_RULES:
         if rule.matches(text):
             return GateDecision(False, rule.id, scope, rule.reason)
-    # Keywords are scanned too: a card number hidden in a keyword is still a card number, and a
-    # keyword such as "passport" is the cue that makes "C03005988" a passport number.
-    content = _normalize("\n".join([text, *keywords]) if keywords else text)
-    content += "".join("\n" + _normalize(payload) for payload in _encoded_payloads(content))
-    # A keyword that names a credential or a card ("pin", "cvv") labels a text that reads like a
-    # value (a token or two, or anything with a digit): read it so.
-    if len(text.split()) <= 2 or re.search(r"\d", text):
-        content += "".join(f"\n{k}: {_normalize(text)}" for k in keywords
-                           if _LABEL_KEYWORD.fullmatch(_normalize(k).strip()))
+    content = content_of(text, keywords)
     for rule in CONTENT_RULES:
         if rule.matches(content):
             return GateDecision(False, rule.id, scope, rule.reason)
@@ -1197,22 +1205,29 @@ def explain() -> str:
 
 
 # ---------------------------------------------------------------------------
-# The ledger: every decision, allowed or blocked, with a hash instead of the text.
+# The ledger: every decision, allowed or blocked, never the text.
 # ---------------------------------------------------------------------------
 
-def text_sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+def text_hmac(text: str, key: bytes | None) -> str | None:
+    """HMAC-SHA256 of the text under a secret key; None without a key.
+
+    An unkeyed hash of "My PIN is 4821" gives the PIN back in 10,000 guesses; without the key,
+    a keyed digest confirms nothing. With it, the same attempt twice still matches.
+    """
+    if key is None:
+        return None
+    return hmac.new(key, text.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
 def record_decision(state: MemoryState, text: str, decision: GateDecision,
                     note_id: str | None = None) -> LedgerEntry:
-    """Append one decision to state.ledger. The text itself is never kept."""
+    """Append one decision to state.ledger: a keyed digest (state.ledger_key), never the text."""
     entry = LedgerEntry(
         at=state.clock().isoformat(),
         allowed=decision.allowed,
         rule=decision.rule,
         scope=decision.scope,
-        text_sha256=text_sha256(text),
+        text_hmac=text_hmac(text, state.ledger_key),
         note_id=note_id,
     )
     state.ledger.append(entry)
@@ -1232,6 +1247,6 @@ def ledger_summary(ledger: Iterable[LedgerEntry]) -> dict[str, int]:
 
 __all__ = [
     "CONTENT_RULES", "GateDecision", "MAX_CHARS", "RULES", "Rule", "SHAPE_RULES",
-    "blocked_write_rate", "check", "explain", "iban_valid", "ledger_summary", "luhn_valid",
-    "record_decision", "scope_of", "text_sha256",
+    "blocked_write_rate", "check", "content_of", "explain", "iban_valid", "ledger_summary", "luhn_valid",
+    "record_decision", "scope_of", "text_hmac",
 ]

@@ -30,7 +30,8 @@ from agents import Agent, RunContextWrapper, RunHooks
 from helpers.budget import BudgetExceeded, BudgetReport, ContextBudget, TokenCounter, count_tokens, fit_notes, measure
 from helpers.policy import DEFAULT_POLICY, Policy
 from helpers.render import (
-    LeftOut, NONE_LINE, Selection, format_notes, render_frontmatter, render_note_line, select_notes,
+    LeftOut, NONE_LINE, Selection, format_notes, inline, render_frontmatter, render_note_line,
+    select_notes,
 )
 from helpers.retrieval import (
     LEFT_OUT_NOT_RECALLED, SEARCH_LIMIT, ScoredNote, latest_user_message, render_retrieved_line,
@@ -48,6 +49,8 @@ HISTORY_HEADING = "Recent history, oldest first:"
 # With retrieval (large memories) the model is told the list is a selection; lines show sources.
 RETRIEVED_HEADING = (
     "GLOBAL memory retrieved for this message ({shown} of {total} notes), newest first:")
+
+MEMORY_TOOL_NAME = "save_memory_note"  # its results are the policy's own replies, not documents
 
 # Left-out reason for session notes in Policy(session_notes="after_trim") while the flag is off.
 NOT_REINJECTED = "session notes only after trimming"
@@ -164,7 +167,7 @@ def render_prompt(state: MemoryState, *, policy: Policy = DEFAULT_POLICY, base: 
     session_kept = session_sel.kept if show_session else None
 
     frontmatter = render_frontmatter(state.profile)
-    history = "\n".join(f"- {line}" for line in state.recent_history) or NONE_LINE
+    history = "\n".join(f"- {inline(line)}" for line in state.recent_history) or NONE_LINE
     stable = {"base": base.strip(), "memory_policy": policy.text} if base.strip() else {"memory_policy": policy.text}
     profile = {"user_profile": _block("user_profile", frontmatter),
                "recent_history": _block("recent_history", f"{HISTORY_HEADING}\n{history}")}
@@ -302,7 +305,8 @@ class MemoryHooks(RunHooks[MemoryState]):
     At the end of a turn (the agent's final output) it clears
     `state.inject_session_memories_next_turn`: trimming sets that flag when it drops
     history, the flag holds for every model call of the turn that follows, then it is
-    spent. Pass `capture=` to also record prompts (the SDK takes one RunHooks per run).
+    spent. It counts the tool results of the turn in `state.tool_results_this_turn`, so the
+    capture tool grounds notes written after a web page or search result more strictly. Pass `capture=` to also record prompts (the SDK takes one RunHooks per run).
     """
 
     def __init__(self, capture: PromptCapture | None = None):
@@ -313,8 +317,15 @@ class MemoryHooks(RunHooks[MemoryState]):
         if self.capture is not None:
             await self.capture.on_llm_start(context, agent, system_prompt, input_items)
 
+    async def on_tool_end(self, context: RunContextWrapper[MemoryState], agent: Agent[MemoryState],
+                          tool: Any, result: str) -> None:
+        # A tool result is a document: notes written after it must be grounded more strictly.
+        if getattr(tool, "name", None) != MEMORY_TOOL_NAME and isinstance(context.context, MemoryState):
+            context.context.tool_results_this_turn += 1
+
     async def on_agent_end(self, context: Any, agent: Agent[MemoryState], output: Any) -> None:
         context.context.inject_session_memories_next_turn = False
+        context.context.tool_results_this_turn = 0
 
 
 __all__ = [

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import datetime, timezone
 from typing import Any, Callable, Literal, get_args
 
@@ -118,14 +118,30 @@ class MemoryNote:
 
 @dataclass
 class LedgerEntry:
-    """One write-gate decision. Blocked text is never kept, only its hash."""
+    """One write-policy decision. The text is never kept: at most a keyed digest of it.
+
+    `text_hmac` is HMAC-SHA256 of the text under the state's `ledger_key` (a per-store secret),
+    so repeated attempts can be matched without the key letting anyone test a guessed text;
+    None when the state has no key. A refused note is never rewritten: `allowed` is False and
+    `rule` names the rule (e.g. "first_person" for the agent's own answer).
+    """
 
     at: str
     allowed: bool
     rule: str | None
     scope: str
-    text_sha256: str
+    text_hmac: str | None = None
     note_id: str | None = None
+
+
+def _default_write_policy() -> Any:
+    from helpers.write_policy import DEFAULT_WRITE_POLICY  # late: the policy imports this module
+
+    return DEFAULT_WRITE_POLICY
+
+
+# Behaviour and secrets, never serialized with the state.
+_TRANSIENT = {"transient": True}
 
 
 @dataclass
@@ -149,6 +165,13 @@ class MemoryState:
     turn_index: int = 0
     # A pinned "now" (ISO 8601) so notebooks are reproducible; None means the system clock.
     pinned_now: str | None = None
+    # Not serialized: the rules every note must pass (helpers.write_policy), the key of the ledger's
+    # digests (a per-store secret; None keeps no digest), and how many tool results arrived this
+    # turn (set by helpers.hooks.MemoryHooks; grounding is stricter after one).
+    write_policy: Any = field(default_factory=lambda: _default_write_policy(), repr=False, compare=False,
+                              metadata=_TRANSIENT)
+    ledger_key: bytes | None = field(default=None, repr=False, compare=False, metadata=_TRANSIENT)
+    tool_results_this_turn: int = field(default=0, repr=False, compare=False, metadata=_TRANSIENT)
 
     @property
     def clock(self) -> Clock:
@@ -169,7 +192,11 @@ class MemoryState:
         return None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        transient = [f.name for f in fields(self) if f.metadata.get("transient")]
+        data = asdict(replace(self, **{name: None for name in transient}))
+        for name in transient:
+            del data[name]
+        return data
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False, sort_keys=False)
@@ -183,7 +210,9 @@ class MemoryState:
         data = dict(data)
         data["global_notes"] = [MemoryNote.from_dict(n) for n in data.get("global_notes", [])]
         data["session_notes"] = [MemoryNote.from_dict(n) for n in data.get("session_notes", [])]
-        data["ledger"] = [LedgerEntry(**e) for e in data.get("ledger", [])]
+        # An old ledger's unkeyed sha256 of blocked text is reversible: it is not read back.
+        data["ledger"] = [LedgerEntry(**{k: v for k, v in e.items() if k != "text_sha256"})
+                          for e in data.get("ledger", [])]
         return cls(**data)
 
     @classmethod

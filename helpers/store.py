@@ -22,6 +22,8 @@ Guarantees, each backed by SQLite rather than by care:
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import sqlite3
 import struct
@@ -39,6 +41,7 @@ from helpers.retrieval import (
     rank,
 )
 from helpers.state import Clock, MemoryNote, MemoryState, parse_time, system_clock
+from helpers.write_policy import DEFAULT_WRITE_POLICY, PolicyRefused, WritePolicy
 
 # One full-text token per (tenant, user): hex never holds the separator 'x', so it is one-to-one,
 # and the trailing 'x' keeps the porter stemmer off it. `_owner_token` is the same in Python.
@@ -145,6 +148,10 @@ MIGRATIONS: list[list[str]] = [
         f"""INSERT INTO notes_search (rowid, owner, text, keywords)
             SELECT k.fts_rowid, {_owner_sql("n")}, n.text, n.keywords
             FROM notes AS n JOIN notes_search_key AS k USING (tenant_id, user_id, id)""",
+    ],
+    [  # 5: a random secret per store: it keys the ledger's digests and the ids audit rows keep.
+        "CREATE TABLE store_secret (id INTEGER PRIMARY KEY CHECK (id = 1), secret BLOB NOT NULL)",
+        "INSERT INTO store_secret VALUES (1, randomblob(32))",
     ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -310,11 +317,16 @@ class MemoryStore:
         self.path = path
         self.clock = clock
         self.erase_wait = self.ERASE_WAIT
+        self.write_policy: WritePolicy = DEFAULT_WRITE_POLICY  # every write path checks it
 
     @classmethod
     def open(cls, path: str | Path = ":memory:", *, clock: Clock = system_clock,
-             timeout: float = 5.0) -> "MemoryStore":
-        """Open or create a store. Checks the file before writing anything to it."""
+             timeout: float = 5.0, write_policy: WritePolicy | None = None) -> "MemoryStore":
+        """Open or create a store. Checks the file before writing anything to it.
+
+        `write_policy` (default DEFAULT_WRITE_POLICY) checks every note and profile value written
+        through the store; states loaded from it carry it to the capture tool and consolidation.
+        """
         path = str(path)
         if path != ":memory:":
             _check_wal(Path(path + "-wal"))  # before SQLite replays it (and drops what is damaged)
@@ -336,6 +348,8 @@ class MemoryStore:
             conn.close()
             raise
         store = cls(conn, path, clock, timeout)
+        if write_policy is not None:
+            store.write_policy = write_policy
         # A crash between an erasure's commit and its checkpoint left erased text in the WAL.
         store.checkpoint(wait=0)
         return store
@@ -353,6 +367,17 @@ class MemoryStore:
         problems = [row[0] for row in conn.execute("PRAGMA quick_check")]
         if problems != ["ok"]:
             raise CorruptStoreError(f"{path} failed its integrity check: {problems[:3]}")
+
+    @property
+    def secret(self) -> bytes:
+        """This store's random secret (made by migration 5): keys ledger digests and audit ids."""
+        with self._lock, _sqlite_errors():
+            return bytes(self._conn.execute("SELECT secret FROM store_secret").fetchone()[0])
+
+    def audit_id(self, note_id: str) -> str:
+        """The id an audit row keeps for an erased note: keyed, so a guessed text cannot be
+        confirmed from it (note ids are a plain hash of scope, date and text)."""
+        return "erased_" + hmac.new(self.secret, note_id.encode(), hashlib.sha256).hexdigest()[:16]
 
     @property
     def schema_version(self) -> int:
@@ -536,6 +561,8 @@ class UserMemory:
                 self._owner()).fetchone()
             notes = self._active(conn, None, None)
         profile = json.loads(row["profile"]) if row else dict(default_profile or {})
+        state_fields = {"write_policy": self._store.write_policy, "ledger_key": self._store.secret,
+                        **state_fields}
         return MemoryState(profile=profile, global_notes=notes, **state_fields)
 
     def active_notes(self, keywords: Iterable[str] | None = None, limit: int | None = None) -> list[MemoryNote]:
@@ -654,6 +681,8 @@ class UserMemory:
     # -- writing -------------------------------------------------------------------------------
 
     def save_profile(self, profile: dict[str, Any]) -> None:
+        """Store the profile. Every key and value passes the write policy first (PolicyRefused)."""
+        _raise_refused("profile", _refused_profile(self._store.write_policy, profile))
         text = json.dumps(profile, ensure_ascii=False)
         with self._store._transaction(write=True) as conn:
             conn.execute(
@@ -662,8 +691,12 @@ class UserMemory:
                 self._owner(profile=text))
 
     def add_notes(self, notes: Iterable[MemoryNote], *, session_id: str | None = None) -> int:
-        """Write long-term notes (same id replaces); returns how many were written."""
+        """Write long-term notes (same id replaces); returns how many were written.
+
+        Every note passes the store's write policy first; if any is refused, none is written and
+        PolicyRefused lists them."""
         notes = _long_term(notes)
+        _raise_refused("notes", _refused_notes(self._store.write_policy, notes))
         with self._store._transaction(write=True) as conn:
             self._write_notes(conn, notes, session_id, superseded=())
         return len(notes)
@@ -671,6 +704,7 @@ class UserMemory:
     def stage_session_notes(self, session_id: str, notes: Iterable[MemoryNote]) -> int:
         """Persist notes captured during a session, so a crash before consolidation loses none."""
         notes = list(notes)
+        _raise_refused("session notes", _refused_notes(self._store.write_policy, notes))
         rows = [self._owner(session=session_id, id=n.id, note=json.dumps(n.to_dict(), ensure_ascii=False),
                             expires=_utc(n.expires_at) if n.expires_at else None) for n in notes]
         with self._store._transaction(write=True) as conn:
@@ -685,9 +719,14 @@ class UserMemory:
 
         `merged_notes` are upserted; a note whose `supersedes` names a stored note, and every id
         in `superseded`, marks that note superseded. Either all of this happens or none of it.
+        Notes not stored yet pass the write policy first (PolicyRefused: nothing is written).
         """
         notes = _long_term(merged_notes)
         with self._store._transaction(write=True) as conn:
+            stored = {r[0] for r in conn.execute(
+                "SELECT id FROM notes WHERE tenant_id = :tenant AND user_id = :user", self._owner())}
+            _raise_refused("notes", _refused_notes(self._store.write_policy,
+                                                   [n for n in notes if n.id not in stored]))
             self._write_notes(conn, notes, session_id, superseded=list(superseded))
             conn.execute(
                 "DELETE FROM session_notes WHERE tenant_id = :tenant AND user_id = :user AND session_id = :session",
@@ -764,7 +803,7 @@ class UserMemory:
             conn.executemany(
                 """INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
                    VALUES (:tenant, :user, :at, 'forget', :id, :reason)""",
-                [self._owner(at=now, id=i, reason=reason) for i in ids])
+                [self._owner(at=now, id=self._store.audit_id(i), reason=reason) for i in ids])
         return Erasure(len(ids), self._store.checkpoint())
 
     def erase_user(self, *, reason: str = "user request") -> int:
@@ -815,7 +854,10 @@ class UserMemory:
     def import_json(self, text: str) -> int:
         """Replace this user's memory with an export (whoever it was exported from).
 
-        The whole document is validated before anything is written. Returns the note count.
+        The whole document is validated before anything is written, including every note, staged
+        note and profile value against the store's write policy: one refused item refuses the
+        whole import (PolicyRefused lists each one: id and rule), and memory stays as it was.
+        Returns the note count.
         """
         try:
             document = json.loads(text)
@@ -833,8 +875,15 @@ class UserMemory:
                                       _utc(superseded_at) if superseded_at else None))
             staged = [(item["session_id"], MemoryNote.from_dict(item["note"])) for item in document["staged"]]
             profile = document["profile"]
+            if profile is not None and not isinstance(profile, dict):
+                raise TypeError("the profile must be an object")
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"cannot import: {exc}") from exc
+        policy = self._store.write_policy
+        notes = [MemoryNote.from_dict({k: v for k, v in item.items() if k not in ("session_id", "superseded_at")})
+                 for item in document["notes"]]
+        _raise_refused("the import", _refused_notes(policy, notes + [n for _, n in staged])
+                       + _refused_profile(policy, profile or {}))
         owner = "tenant_id = :tenant AND user_id = :user"
         with self._store._transaction(write=True) as conn:
             for table in ("notes", "session_notes", "profiles", "note_keywords"):
@@ -853,6 +902,38 @@ class UserMemory:
                    VALUES (:tenant, :user, :at, 'import', NULL, :reason)""",
                 self._owner(at=self._now(), reason=f"replaced memory with {len(rows)} imported notes"))
         return len(rows)
+
+
+def _refused_notes(policy: WritePolicy, notes: list[MemoryNote]) -> list[tuple[str, str]]:
+    decisions = [(n.id, policy.check(n.text, n.keywords, kind=n.kind)) for n in notes]
+    return [(i, d.rule or "") for i, d in decisions if not d.allowed]
+
+
+def _refused_profile(policy: WritePolicy, profile: dict[str, Any], path: str = "profile") -> list[tuple[str, str]]:
+    """Each profile key and value (nested too) is checked as a fact, with its key as the cue."""
+    if not isinstance(profile, dict):
+        raise TypeError(f"the profile must be a dict, got {type(profile).__name__}")
+    refused = []
+    for key, value in profile.items():
+        where = f"{path}.{key}"
+        values = value if isinstance(value, list) else [value]
+        for item in values:
+            if isinstance(item, dict):
+                refused += _refused_profile(policy, item, where)
+                continue
+            for text, cue in ((str(key), []), (str(item), [str(key)])):
+                if item is None or not text.strip():
+                    continue
+                decision = policy.check(text, cue, kind="fact")
+                if not decision.allowed:
+                    refused.append((where, decision.rule or ""))
+    return list(dict.fromkeys(refused))
+
+
+def _raise_refused(what: str, refused: list[tuple[str, str]]) -> None:
+    if refused:
+        listed = ", ".join(f"{i} ({rule})" for i, rule in refused)
+        raise PolicyRefused(f"the write policy refused {what}: {listed}; nothing was written", refused)
 
 
 def _long_term(notes: Iterable[MemoryNote]) -> list[MemoryNote]:

@@ -1,15 +1,12 @@
-"""Unit tests for helpers.gate: checksums, scope, the rule table, the decision and the ledger."""
+"""Unit tests for helpers.gate: checksums, scope, the rule table and the decision (the ledger: test_ledger.py)."""
 
 import dataclasses
-import hashlib
 
 import pytest
 
 from helpers.gate import (
-    CONTENT_RULES, MAX_CHARS, RULES, SHAPE_RULES, GateDecision, blocked_write_rate, check, explain, iban_valid,
-    ledger_summary, luhn_valid, record_decision, scope_of, text_sha256,
+    CONTENT_RULES, MAX_CHARS, RULES, SHAPE_RULES, GateDecision, check, explain, iban_valid, luhn_valid, scope_of,
 )
-from helpers.state import LedgerEntry, MemoryState
 
 
 # --- checksums ---------------------------------------------------------------
@@ -166,43 +163,3 @@ def test_more_blocks(text, rule):
 ])
 def test_more_allows(text):
     assert check(text).allowed, check(text)
-
-
-# --- the ledger ----------------------------------------------------------------
-
-def _state():
-    return MemoryState(pinned_now="2026-11-30T09:00:00Z")
-
-
-def test_record_decision_keeps_a_hash_never_the_text():
-    state = _state()
-    secret = "My password is hunter2"
-    entry = record_decision(state, secret, check(secret))
-    assert state.ledger == [entry]
-    assert entry == LedgerEntry(at="2026-11-30T09:00:00+00:00", allowed=False, rule="secret", scope="global",
-                                text_sha256=hashlib.sha256(secret.encode()).hexdigest(), note_id=None)
-    assert "hunter2" not in state.to_json()
-    assert text_sha256(secret) == entry.text_sha256
-
-
-def test_record_decision_keeps_the_note_id_of_an_allowed_write():
-    state = _state()
-    entry = record_decision(state, "Prefers aisle", check("Prefers aisle"), note_id="mem_1")
-    assert (entry.allowed, entry.rule, entry.note_id) == (True, None, "mem_1")
-
-
-def test_blocked_write_rate_and_summary():
-    state = _state()
-    assert blocked_write_rate(state.ledger) == 0.0
-    for text in ["Prefers aisle", "CVV 123", "Probably likes tea", "Window this time", "CVV 456"]:
-        record_decision(state, text, check(text))
-    assert blocked_write_rate(state.ledger) == pytest.approx(3 / 5)
-    assert ledger_summary(state.ledger) == {"allowed": 2, "cvv": 2, "speculation": 1}
-
-
-def test_ledger_survives_a_json_round_trip():
-    state = _state()
-    record_decision(state, "CVV 123", check("CVV 123"))
-    again = MemoryState.from_json(state.to_json())
-    assert again.ledger == state.ledger
-    assert blocked_write_rate(again.ledger) == 1.0

@@ -12,7 +12,7 @@ from helpers.state import MemoryNote, fixed_clock
 from helpers.store import Erasure, MemoryStore, fold
 
 NOW = "2026-06-01T09:00:00Z"
-SECRET = "Passport number X9Q7-SECRET-4411"
+SECRET = "Wants a quiet room at the Xqzorb Lodge, the hidden SECRET garden wing"
 
 
 def note(text, observed_at="2026-05-01", **fields):
@@ -63,7 +63,7 @@ def file_store(tmp_path):
     u = store.for_user("acme", "maya")
     u.add_notes([note(SECRET, keywords=["passport"]), note("Prefers aisle seats")])
     u.stage_session_notes("s1", [note(SECRET + " (again)")])
-    assert files_holding(tmp_path, "X9Q7")  # the scan can see the text while it is there
+    assert files_holding(tmp_path, "Xqzorb")  # the scan can see the text while it is there
     return store, u
 
 
@@ -73,12 +73,12 @@ def test_forget_waits_for_a_reader_then_the_text_is_in_no_file(tmp_path):
     store, u = file_store(tmp_path)
     reader = Reader(tmp_path / "m.db").hold()
     timer = reader.release_after(0.3)  # a reader that finishes its query while forget retries
-    erased = u.forget(matching="x9q7")
+    erased = u.forget(matching="xqzorb")
     timer.join()
     assert erased == 2 and isinstance(erased, Erasure)
     assert erased.checkpoint.completed and erased.checkpoint.attempts > 1, erased.checkpoint
     # The store and the reader's connection are both still open.
-    assert files_holding(tmp_path, "X9Q7", "SECRET") == set()
+    assert files_holding(tmp_path, "Xqzorb", "SECRET") == set()
     assert reader.conn.execute("SELECT count(*) FROM notes").fetchone()[0] == 1
     reader.conn.close()
     store.close()
@@ -97,12 +97,12 @@ def test_a_polling_reader_does_not_keep_the_text_on_disk(tmp_path):
     thread = threading.Thread(target=poll)
     thread.start()
     try:
-        erased = u.forget(matching="X9Q7")
+        erased = u.forget(matching="Xqzorb")
     finally:
         stop.set()
         thread.join()
     assert erased.checkpoint.completed, erased.checkpoint.pending
-    assert files_holding(tmp_path, "X9Q7") == set()
+    assert files_holding(tmp_path, "Xqzorb") == set()
     store.close()
 
 
@@ -110,15 +110,15 @@ def test_a_reader_that_stays_is_reported_and_the_next_write_finishes_the_erasure
     store, u = file_store(tmp_path)
     store.erase_wait = 0.2
     reader = Reader(tmp_path / "m.db").hold()
-    erased = u.forget(matching="x9q7")
+    erased = u.forget(matching="xqzorb")
     assert erased == 2 and not erased.checkpoint.completed
     report = erased.checkpoint
     assert report.wal_frames > 0 and "m.db-wal" in report.pending and "snapshot" in report.pending
-    assert files_holding(tmp_path, "X9Q7")  # honest: the reader's snapshot still needs it
+    assert files_holding(tmp_path, "Xqzorb")  # honest: the reader's snapshot still needs it
     reader.release()
     # Any later write retries the checkpoint (before the fix the text stayed in the -wal file).
     u.add_notes([note("Likes trains")])
-    assert files_holding(tmp_path, "X9Q7") == set()
+    assert files_holding(tmp_path, "Xqzorb") == set()
     reader.conn.close()
     store.close()
 
@@ -127,10 +127,10 @@ def test_an_explicit_checkpoint_finishes_a_pending_erasure(tmp_path):
     store, u = file_store(tmp_path)
     store.erase_wait = 0.1
     reader = Reader(tmp_path / "m.db").hold()
-    assert not u.forget(matching="x9q7").checkpoint.completed
+    assert not u.forget(matching="xqzorb").checkpoint.completed
     reader.release()
     assert store.checkpoint().completed
-    assert files_holding(tmp_path, "X9Q7") == set()
+    assert files_holding(tmp_path, "Xqzorb") == set()
     store.close()
 
 

@@ -24,7 +24,7 @@ from helpers.store import (
 
 NOW = "2026-06-01T09:00:00Z"
 CLOCK = fixed_clock(NOW)
-SECRET = "Passport number X9Q7-SECRET-4411"
+SECRET = "Wants a quiet room at the Xqzorb Lodge, the hidden SECRET garden wing"
 FAULTS: list[tuple[str, str, str]] = []
 
 
@@ -138,11 +138,11 @@ def test_sigkill_during_erasure_before_its_commit_erases_nothing_and_a_rerun_era
     path = tmp_path / "m.db"
     prepare(path)
     before = memory(path)
-    run_and_kill(path, "forget", "COMMIT", "x9q7")
+    run_and_kill(path, "forget", "COMMIT", "xqzorb")
     assert memory(path) == before
     with MemoryStore.open(path, clock=CLOCK) as store:
-        assert store.for_user("acme", "maya").forget(matching="x9q7") == 1
-    assert on_disk(tmp_path, "X9Q7") == []
+        assert store.for_user("acme", "maya").forget(matching="xqzorb") == 1
+    assert on_disk(tmp_path, "Xqzorb") == []
     FAULTS.append(("SIGKILL during erasure (before commit)", "nothing erased; the rerun erases",
                    "none"))
 
@@ -150,11 +150,11 @@ def test_sigkill_during_erasure_before_its_commit_erases_nothing_and_a_rerun_era
 def test_sigkill_between_erasure_commit_and_checkpoint_is_finished_on_the_next_open(tmp_path):
     path = tmp_path / "m.db"
     prepare(path)
-    run_and_kill(path, "forget", "PRAGMA wal_checkpoint", "x9q7")
-    assert on_disk(tmp_path, "X9Q7")  # the crash left the erased text in the WAL
+    run_and_kill(path, "forget", "PRAGMA wal_checkpoint", "xqzorb")
+    assert on_disk(tmp_path, "Xqzorb")  # the crash left the erased text in the WAL
     with MemoryStore.open(path, clock=CLOCK) as store:
         u = store.for_user("acme", "maya")
-        assert on_disk(tmp_path, "X9Q7") == []  # opening completed the checkpoint
+        assert on_disk(tmp_path, "Xqzorb") == []  # opening completed the checkpoint
         assert [e.action for e in u.audit_log()] == ["forget"]
         assert SECRET not in u.export_json() and len(u.active_notes()) == 2
     FAULTS.append(("SIGKILL between erasure commit and checkpoint", "erased; next open empties the WAL",
@@ -191,7 +191,10 @@ def test_a_full_disk_fails_the_write_clearly_and_loses_nothing(tmp_path):
     with pytest.raises(StoreFullError, match="full: this write was rolled back"):
         u.commit_consolidation("s1", merged, superseded=["mem_old"])
     with pytest.raises(StoreFullError):
-        u.import_json(u.export_json().replace("Brisbane", "Brisbane " + "b" * 20_000))
+        exported = json.loads(u.export_json())
+        exported["notes"] += [dict(exported["notes"][0], id=f"mem_imp{i}", text=f"Imported {i} " + "i" * 200)
+                              for i in range(300)]
+        u.import_json(json.dumps(exported))
     assert json.loads(u.export_json())["notes"] == before["notes"]
     store._conn.execute("PRAGMA max_page_count = 1073741823")  # space freed: the retry succeeds
     u.commit_consolidation("s1", merged, superseded=["mem_old"])
@@ -208,7 +211,7 @@ def test_a_read_only_store_refuses_writes_clearly_and_still_reads(tmp_path):
     store = MemoryStore.open(path, clock=CLOCK)
     u = store.for_user("acme", "maya")
     store._conn.execute("PRAGMA query_only = 1")  # the file became read-only under us
-    for write in (lambda: u.add_notes([note("Likes trains")]), lambda: u.forget(matching="x9q7"),
+    for write in (lambda: u.add_notes([note("Likes trains")]), lambda: u.forget(matching="xqzorb"),
                   lambda: u.stage_session_notes("s2", [note("Wants a quiet room")]),
                   lambda: u.erase_user()):
         with pytest.raises(StoreReadOnlyError, match="cannot be written"):

@@ -3,7 +3,6 @@
 import pytest
 from agents import Agent, Runner, set_tracing_disabled
 
-from helpers.gate import text_sha256
 from helpers.state import MemoryState
 from helpers.tools import (capture_note, latest_user_message, normalize_keywords, save_memory_note,
                            session_sentence, ungrounded_terms)
@@ -28,7 +27,7 @@ def test_an_allowed_note_is_stored_with_provenance():
     assert note.observed_at == "2026-11-30"
     assert note.source_ref == "s1#turn3"
     assert state.global_notes == []  # promotion to global memory is consolidation's job
-    assert reply.startswith("Saved (global") and note.text in reply
+    assert reply.startswith("Saved (lasting; long-term after this session)") and note.text in reply
     [entry] = state.ledger
     assert (entry.allowed, entry.rule, entry.scope, entry.note_id) == (True, None, "global", note.id)
 
@@ -48,7 +47,7 @@ def test_a_blocked_note_is_never_stored_and_the_reason_comes_back():
     assert reply == "Not saved: looks like a payment card number. Store only the preference, never the card."
     [entry] = state.ledger
     assert (entry.allowed, entry.rule, entry.note_id) == (False, "payment_card", None)
-    assert entry.text_sha256 == text_sha256(text)
+    assert entry.text_hmac is None  # no key, no digest
     assert "4111" not in state.to_json()
 
 
@@ -134,7 +133,7 @@ def test_a_note_from_a_this_trip_sentence_is_session_scoped():
     assert state.session_notes[0].scope == "session" and "this session only" in reply
     assert state.ledger[-1].scope == "session"
     # Without the user's message (a direct call), the note's own wording decides.
-    assert capture_note(_state(), "Prefers window seats", ["seat"]).startswith("Saved (global")
+    assert capture_note(_state(), "Prefers window seats", ["seat"]).startswith("Saved (lasting")
 
 
 def test_latest_user_message_skips_earlier_turns_and_tool_output():
@@ -162,7 +161,7 @@ async def test_runner_tool_call_stores_the_note():
     assert result.final_output == "Noted: aisle seats."
     [note] = state.session_notes
     assert (note.text, note.keywords, note.scope) == ("Prefers aisle seats", ["seat", "flight"], "global")
-    assert _tool_outputs(model.calls[1]) == ["Saved (global, a lasting preference): Prefers aisle seats"]
+    assert _tool_outputs(model.calls[1]) == ["Saved (lasting; long-term after this session): Prefers aisle seats"]
 
 
 async def test_runner_blocked_call_is_not_stored_and_the_model_gets_the_reason():
