@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from helpers.render import render_note_line
+from helpers.render import inline, render_note_line
 from helpers.state import MemoryNote, parse_time
 from helpers.words import NOT_A_TOPIC, STOPWORDS
 from helpers.words import stem as _stem_word
@@ -279,7 +279,7 @@ def should_retrieve(
 
 def render_retrieved_line(note: MemoryNote) -> str:
     """A note line that carries where the note came from: "... [source: s12#turn3]"."""
-    return f"{render_note_line(note)} [source: {note.source_ref or 'unknown'}]"
+    return f"{render_note_line(note)} [source: {inline(note.source_ref or 'unknown')}]"
 
 
 def latest_user_message(items: Sequence[object]) -> str:
