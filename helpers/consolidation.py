@@ -141,7 +141,8 @@ def related(a: MemoryNote, b: MemoryNote) -> bool:
 
 
 # Words that put a statement in the past: "Was vegetarian" says what "Is vegetarian" does not.
-_PAST = re.compile(r"\b(?:was|were|had|used to|formerly|previously|no longer|anymore|any more|ex-|once)\b", re.I)
+_PAST = re.compile(
+    r"\b(?:was|were|had|used to|formerly|previously|no longer|anymore|any more|ex-|once)\b", re.I)
 
 
 def unsupported_claims(text: str, source_texts: list[str]) -> list[str]:
@@ -214,7 +215,8 @@ def deterministic_merge(global_notes: list[MemoryNote], session_notes: list[Memo
                                                       "session-scoped: it holds for this session only")
             continue
         if not gate.allowed:
-            report.decisions[note.id] = MergeDecision(note.id, "blocked", f"write policy rule {gate.rule}")
+            report.decisions[note.id] = MergeDecision(note.id, "blocked",
+                                                      f"write policy rule {gate.rule}")
             continue
         twin = next((n for n in notes if n.is_live(clock) and is_near_duplicate(n.text, note.text)), None)
         notes.append(note)
@@ -477,7 +479,8 @@ async def merge_notes(global_notes: list[MemoryNote], session_notes: list[Memory
                       ) -> tuple[list[MemoryNote], ConsolidationReport]:
     """Pure form: (new global notes, report). The inputs are not modified, so a store can commit
     the result atomically. Without a model only the deterministic pass runs."""
-    notes, report = deterministic_merge(global_notes, session_notes, clock=clock, write_policy=write_policy)
+    notes, report = deterministic_merge(global_notes, session_notes, clock=clock,
+                                        write_policy=write_policy)
     inputs = notes_for_model(notes, report, clock=clock)
     if model is None or not inputs:
         return notes, report

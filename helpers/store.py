@@ -724,7 +724,8 @@ class UserMemory:
         notes = _long_term(merged_notes)
         with self._store._transaction(write=True) as conn:
             stored = {r[0] for r in conn.execute(
-                "SELECT id FROM notes WHERE tenant_id = :tenant AND user_id = :user", self._owner())}
+                "SELECT id FROM notes WHERE tenant_id = :tenant AND user_id = :user",
+                self._owner())}
             _raise_refused("notes", _refused_notes(self._store.write_policy,
                                                    [n for n in notes if n.id not in stored]))
             self._write_notes(conn, notes, session_id, superseded=list(superseded))
@@ -880,7 +881,8 @@ class UserMemory:
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"cannot import: {exc}") from exc
         policy = self._store.write_policy
-        notes = [MemoryNote.from_dict({k: v for k, v in item.items() if k not in ("session_id", "superseded_at")})
+        where = ("session_id", "superseded_at")
+        notes = [MemoryNote.from_dict({k: v for k, v in item.items() if k not in where})
                  for item in document["notes"]]
         _raise_refused("the import", _refused_notes(policy, notes + [n for _, n in staged])
                        + _refused_profile(policy, profile or {}))
@@ -909,7 +911,8 @@ def _refused_notes(policy: WritePolicy, notes: list[MemoryNote]) -> list[tuple[s
     return [(i, d.rule or "") for i, d in decisions if not d.allowed]
 
 
-def _refused_profile(policy: WritePolicy, profile: dict[str, Any], path: str = "profile") -> list[tuple[str, str]]:
+def _refused_profile(policy: WritePolicy, profile: dict[str, Any],
+                     path: str = "profile") -> list[tuple[str, str]]:
     """Each profile key and value (nested too) is checked as a fact, with its key as the cue."""
     if not isinstance(profile, dict):
         raise TypeError(f"the profile must be a dict, got {type(profile).__name__}")
@@ -933,7 +936,8 @@ def _refused_profile(policy: WritePolicy, profile: dict[str, Any], path: str = "
 def _raise_refused(what: str, refused: list[tuple[str, str]]) -> None:
     if refused:
         listed = ", ".join(f"{i} ({rule})" for i, rule in refused)
-        raise PolicyRefused(f"the write policy refused {what}: {listed}; nothing was written", refused)
+        raise PolicyRefused(f"the write policy refused {what}: {listed}; nothing was written",
+                            refused)
 
 
 def _long_term(notes: Iterable[MemoryNote]) -> list[MemoryNote]:
