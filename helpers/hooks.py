@@ -204,6 +204,7 @@ class CapturedCall:
     input_items: list[Any]  # a deep copy: later changes to the conversation do not rewrite it
     sections: dict[str, str] = field(default_factory=dict)
     rendered: RenderedPrompt | None = None  # injected / left-out notes, when MemoryInstructions built it
+    usage: Any = None  # the call's SDK Usage once it returned (cached prompt tokens included)
 
 
 class PromptCapture(RunHooks[Any]):
@@ -230,6 +231,10 @@ class PromptCapture(RunHooks[Any]):
             rendered=copy.deepcopy(last) if last is not None and last.text == prompt else None,
         ))
 
+    async def on_llm_end(self, context: RunContextWrapper[Any], agent: Agent[Any], response: Any) -> None:
+        if self.calls:
+            self.calls[-1].usage = response.usage
+
     def for_turn(self, turn: int) -> list[CapturedCall]:
         return [c for c in self.calls if c.turn == turn]
 
@@ -253,6 +258,11 @@ class MemoryHooks(RunHooks[MemoryState]):
                            system_prompt: str | None, input_items: list[Any]) -> None:
         if self.capture is not None:
             await self.capture.on_llm_start(context, agent, system_prompt, input_items)
+
+    async def on_llm_end(self, context: RunContextWrapper[MemoryState], agent: Agent[MemoryState],
+                         response: Any) -> None:
+        if self.capture is not None:
+            await self.capture.on_llm_end(context, agent, response)
 
     async def on_agent_end(self, context: Any, agent: Agent[MemoryState], output: Any) -> None:
         context.context.inject_session_memories_next_turn = False

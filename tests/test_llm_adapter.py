@@ -374,3 +374,17 @@ def test_a_gguf_llama_cpp_refuses_is_a_model_file_error(tmp_path):
     bad.write_bytes(b"GGUF" + b"\x03\x00\x00\x00" + b"\x00" * 200)  # valid magic, no tensors
     with pytest.raises(ModelFileError, match="AGENT_MEMORY_GGUF"):
         llm.EmbeddedLLM(bad)
+
+
+def test_the_prompt_capture_and_inspector_show_cached_tokens():
+    from helpers.hooks import MemoryHooks, PromptCapture
+    from helpers.inspect import token_table
+    from helpers.state import MemoryState
+
+    saved.clear()
+    capture = PromptCapture()
+    agent = Agent(name="t", instructions="Be brief.", model=LocalModel(FakeLLM([call("Is vegan"), "Ok."], 7)),
+                  tools=[save_memory_note])
+    Runner.run_sync(agent, "I'm vegan.", hooks=MemoryHooks(capture=capture), context=MemoryState())
+    assert [c.usage.input_tokens_details.cached_tokens for c in capture.calls] == [7, 7]
+    assert "10 prompt tokens, 7 from the cache" in token_table(capture.calls[1], counter=len)
