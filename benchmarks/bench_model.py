@@ -36,7 +36,6 @@ from helpers.state import load_example_state
 SESSION = [  # one durable fact each, and a request: one tool call per turn is the expected shape
     "I'm vegetarian. Can you suggest a restaurant in Paris?",
     "I always travel with my two kids, so we need family rooms.",
-    "I'm allergic to peanuts, please keep that in mind for flights.",
     "I prefer boutique hotels over big chains. Anything nice in Lisbon?",
 ]
 REFUSAL = re.compile(r"\b(i'?m sorry|i am sorry|can(?:'|no)t (?:assist|help)|unable to (?:assist|help)|"
@@ -232,12 +231,12 @@ def main() -> None:
             print(f"{model}: skipped ({error})")
             continue
         print(f"{model}: done; misses: {rows[model]['capture']['misses']}", flush=True)
+        if args.json:
+            Path(args.json).write_text(json.dumps(rows, indent=1, default=str))
     print(f"\n{len(cases)} capture messages\n" + table(rows))
     for model, row in rows.items():
         for mode in ("cache_off", "cache_on"):
             print(f"{model} {mode}: cached/prompt tokens per call, per turn: {row[mode]['per_call']}")
-    if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=1, default=str))
 
 
 if __name__ == "__main__":
