@@ -296,7 +296,7 @@ class EmbeddedLLM:
                 return True
             for choice in chunk["choices"]:
                 pieces.append(choice.get("text") or "")
-            if "timings" in chunk:
+            if "timings" in chunk or "usage" in chunk:  # the last chunk carries the counts
                 last.update(chunk)
             if cancel is not None and cancel.is_set():
                 stopped.append("cancelled")
@@ -324,11 +324,13 @@ class EmbeddedLLM:
                     "keywords; see its documentation) or use a model with a key.")
             raise RuntimeError(f"llama.cpp returned an error: {message}")
         timings = last.get("timings", {})
-        cached = int(timings.get("cache_n", 0))
+        usage = last.get("usage") or {}
+        cached = int(timings.get("cache_n", (usage.get("prompt_tokens_details") or {}).get("cached_tokens", 0)))
         record = CompletionRecord(
             prompt=prompt, grammar=grammar or "", text="".join(pieces),
-            prompt_tokens=cached + int(timings.get("prompt_n", 0)),
-            completion_tokens=int(timings.get("predicted_n", 0)),
+            prompt_tokens=cached + int(timings["prompt_n"]) if "prompt_n" in timings
+            else int(usage.get("prompt_tokens", 0)),
+            completion_tokens=int(timings.get("predicted_n", usage.get("completion_tokens", 0))),
             prompt_seconds=timings.get("prompt_ms", 0.0) / 1000,
             generation_seconds=timings.get("predicted_ms", 0.0) / 1000,
             wall_seconds=wall, cached_tokens=cached,
