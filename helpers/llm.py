@@ -21,6 +21,7 @@ Environment variables:
     AGENT_MEMORY_MODEL        embedded model: "qwen2.5-coder-1.5b" (default) or "qwen2.5-coder-0.5b"
     AGENT_MEMORY_GGUF         path to any other chat GGUF (sha256 optional: AGENT_MEMORY_GGUF_SHA256)
     AGENT_MEMORY_CACHE        where the joined model file is kept (default ~/.cache/agent-memory-notebooks)
+    AGENT_MEMORY_LLM_URL      use a model server already running (`python -m helpers.llm serve`)
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import os
 import re
 import threading
 import time
+import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -224,15 +226,15 @@ class EmbeddedLLM:
     """
 
     def __init__(self, model_path: Path, *, n_ctx: int = DEFAULT_CONTEXT, threads: int | None = None,
-                 cache_prompt: bool = True, server: Any = None):
+                 cache_prompt: bool = True, server: Any = None, slots: int = 1):
         started = time.perf_counter()
         if server is None:
             import xllamacpp
 
             params = xllamacpp.CommonParams()
             params.model.path = str(model_path)
-            params.n_ctx = n_ctx
-            params.n_parallel = 1
+            params.n_ctx = n_ctx * slots  # llama.cpp splits the context between the slots
+            params.n_parallel = slots  # one prompt cache per slot: `serve` gives each client one
             params.cpuparams.n_threads = threads or max(1, os.cpu_count() or 1)
             params.cpuparams_batch.n_threads = params.cpuparams.n_threads
             params.use_jinja = True
@@ -343,12 +345,51 @@ _embedded: EmbeddedLLM | None = None
 _embedded_lock = threading.Lock()
 
 
+class RemoteServer:
+    """A llama.cpp server that is already running (`python -m helpers.llm serve`), over loopback.
+
+    Same surface as xllamacpp's in-process Server for EmbeddedLLM: streamed completions, and the
+    template and tokenizer endpoints at `listening_address`. Closing the stream early (the
+    callback returned True) makes llama.cpp drop the request.
+    """
+
+    def __init__(self, url: str):
+        self.listening_address = url.rstrip("/")
+
+    def handle_completions(self, request: dict[str, Any], callback: Callable[[Any], bool]) -> None:
+        http = urllib.request.Request(self.listening_address + "/v1/completions",
+                                      data=json.dumps(request).encode(),
+                                      headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(http, timeout=3600) as response:
+                for raw in response:
+                    line = raw.decode("utf-8").strip()
+                    if not line.startswith("data: ") or line == "data: [DONE]":
+                        continue
+                    if callback(json.loads(line[len("data: "):])):
+                        return
+        except urllib.error.HTTPError as error:
+            body = error.read().decode("utf-8", "replace")
+            try:
+                callback(json.loads(body))
+            except json.JSONDecodeError:
+                callback({"error": body or str(error)})
+
+
 def embedded_llm() -> EmbeddedLLM:
-    """The process-wide embedded model, loaded (and verified) on first use."""
+    """The process-wide embedded model, loaded (and verified) on first use.
+
+    With AGENT_MEMORY_LLM_URL set, it is the model server already running at that address
+    (`python -m helpers.llm serve`), so several notebooks share one model in memory.
+    """
     global _embedded
     with _embedded_lock:
         if _embedded is None:
-            _embedded = EmbeddedLLM(resolve_model_file())
+            url = os.environ.get("AGENT_MEMORY_LLM_URL")
+            if url:
+                _embedded = EmbeddedLLM(Path(url), server=RemoteServer(url))
+            else:
+                _embedded = EmbeddedLLM(resolve_model_file())
         return _embedded
 
 
@@ -691,6 +732,9 @@ def active_backend() -> Backend:
     if os.environ.get("AGENT_MEMORY_GGUF"):
         return Backend("embedded", Path(os.environ["AGENT_MEMORY_GGUF"]).name,
                        "No OPENAI_API_KEY; AGENT_MEMORY_GGUF points at a local GGUF.")
+    if os.environ.get("AGENT_MEMORY_LLM_URL"):
+        return Backend("embedded", os.environ["AGENT_MEMORY_LLM_URL"],
+                       "No OPENAI_API_KEY; AGENT_MEMORY_LLM_URL points at a running model server.")
     key = os.environ.get("AGENT_MEMORY_MODEL", "qwen2.5-coder-1.5b")
     return Backend("embedded", key, "No OPENAI_API_KEY, so the course runs an embedded local model in-process.")
 
@@ -728,17 +772,36 @@ def token_counter() -> Callable[[str], int]:
 
 
 __all__ = [
-    "Backend", "CompletionRecord", "EMBEDDED_MODELS", "EmbeddedLLM", "GrammarError", "LocalModel",
+    "Backend", "CompletionRecord", "EMBEDDED_MODELS", "EmbeddedLLM", "GrammarError", "LocalModel", "RemoteServer",
     "MAX_CALLS_PER_RESPONSE", "MAX_CALLS_PER_TURN", "ModelFileError", "ModelTimeoutError",
     "active_backend", "build_grammar", "embedded_llm", "get_model", "parse_output", "resolve_model_file",
     "token_counter", "verify_model_file",
 ]
 
 
+def serve(slots: int = 4) -> None:
+    """`python -m helpers.llm serve [slots]`: load the model once and keep it for every notebook.
+
+    Then `export AGENT_MEMORY_LLM_URL=<the printed address>` before starting JupyterLab.
+    """
+    engine = EmbeddedLLM(resolve_model_file(), slots=slots)
+    print(f"model server ready ({slots} slots): export AGENT_MEMORY_LLM_URL="
+          f"{engine._server.listening_address}", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+
+
 if __name__ == "__main__":  # `python -m helpers.llm`: prepare and check the model, as `make setup` does
+    import sys
+
+    if sys.argv[1:2] == ["serve"]:
+        serve(int(sys.argv[2]) if len(sys.argv) > 2 else 4)
+        raise SystemExit
     backend = active_backend()
     print(f"backend: {backend.kind} ({backend.model_name}) - {backend.reason}")
-    if backend.kind == "embedded":
+    if backend.kind == "embedded" and not os.environ.get("AGENT_MEMORY_LLM_URL"):
         started = time.perf_counter()
         path = resolve_model_file()
         print(f"model file: {path} ({path.stat().st_size:,} bytes, verified in {time.perf_counter() - started:.1f} s)")

@@ -388,3 +388,48 @@ def test_the_prompt_capture_and_inspector_show_cached_tokens():
     Runner.run_sync(agent, "I'm vegan.", hooks=MemoryHooks(capture=capture), context=MemoryState())
     assert [c.usage.input_tokens_details.cached_tokens for c in capture.calls] == [7, 7]
     assert "10 prompt tokens, 7 from the cache" in token_table(capture.calls[1], counter=len)
+
+
+def test_a_running_model_server_is_used_over_loopback(monkeypatch):
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    seen = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            seen.append((self.path, body))
+            if self.path == "/apply-template":
+                payload = json.dumps({"prompt": "user: " + body["messages"][-1]["content"]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            chunks = [{"choices": [{"text": "Hello"}]},
+                      {"choices": [{"text": " there."}], "timings": {"cache_n": 3, "prompt_n": 2}}]
+            for chunk in chunks:
+                self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+            self.wfile.write(b"data: [DONE]\n\n")
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        monkeypatch.setenv("AGENT_MEMORY_LLM_URL", url)
+        monkeypatch.setattr(llm, "_embedded", None)
+        assert llm.active_backend().model_name == url
+        engine = llm.embedded_llm()
+        prompt = engine.apply_template([{"role": "user", "content": "hi"}])
+        record = engine.complete(prompt)
+        assert (record.text, record.prompt_tokens, record.cached_tokens) == ("Hello there.", 5, 3)
+        assert [path for path, _ in seen] == ["/apply-template", "/v1/completions"]
+        assert seen[1][1]["prompt"] == "user: hi" and seen[1][1]["stream"] is True
+    finally:
+        server.shutdown()
