@@ -212,12 +212,12 @@ class EmbeddedLLM:
     Prompt cache (`cache_prompt=True`, the default): the slot keeps the KV of the last prompt, and
     a request that starts with the same tokens computes only the rest. `LocalModel` builds every
     call of a turn as an extension of the previous one, so a turn's second call and the next turn
-    mostly reuse the cache. What that means for reproducibility (measured, see
-    benchmarks/bench_model.py): the same sequence of requests in a fresh process gives the same
-    texts, and greedy outputs matched with and without a cached prefix on our prompts; llama.cpp
-    does not guarantee the latter (a cached prefix changes how the prompt is batched, so logits
-    can differ in the last bits and a near-tie can flip). Pass `cache_prompt=False` for outputs
-    that never depend on what ran before, at the cost of computing every prompt in full.
+    mostly reuse the cache. Reproducibility: greedy decoding with a fixed seed makes the same
+    sequence of requests in a fresh process give the same texts on the same machine. Whether a
+    prompt gives the same text cold and with a cached prefix is not guaranteed by llama.cpp (the
+    prefix is computed in other batches, so logits can differ in the last bits and a near-tie can
+    flip); benchmarks/bench_model.py measures it. Pass `cache_prompt=False` for outputs that never
+    depend on what ran before, at the cost of computing every prompt in full.
 
     Every call can be bounded: `timeout` stops the generation (and the wait for the lock) and
     raises ModelTimeoutError; `cancel` (a threading.Event) stops it from another thread. Either
