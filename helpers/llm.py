@@ -293,10 +293,11 @@ class EmbeddedLLM:
         stopped: list[str] = []
 
         def on_chunk(chunk: Any) -> bool:  # True stops the stream (and llama.cpp's task)
-            if not isinstance(chunk, dict) or "error" in chunk or "choices" not in chunk:
+            if not isinstance(chunk, dict) or "error" in chunk or not (
+                    {"choices", "timings", "usage"} & chunk.keys()):
                 last.update(error=chunk)
                 return True
-            for choice in chunk["choices"]:
+            for choice in chunk.get("choices") or []:
                 pieces.append(choice.get("text") or "")
             if "timings" in chunk or "usage" in chunk:  # the last chunk carries the counts
                 last.update(chunk)
@@ -553,7 +554,7 @@ def calls_this_turn(messages: list[dict[str, Any]]) -> list[tuple[str, str]]:
     return keys
 
 
-_SYSTEM_MARK = "\x00SYSTEM\x00"
+_SYSTEM_MARK = "@@agent-memory-system-prompt@@"
 
 
 def stable_first(prompt: str, system: str) -> str:
