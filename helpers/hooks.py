@@ -29,8 +29,15 @@ from agents import Agent, RunContextWrapper, RunHooks
 
 from helpers.budget import BudgetExceeded, BudgetReport, ContextBudget, TokenCounter, count_tokens, fit_notes, measure
 from helpers.policy import DEFAULT_POLICY, Policy
-from helpers.render import LeftOut, NONE_LINE, format_notes, render_frontmatter, select_notes
-from helpers.state import MemoryNote, MemoryState
+from helpers.render import (
+    LeftOut, NONE_LINE, Selection, format_notes, inline, render_frontmatter, render_note_line,
+    select_notes,
+)
+from helpers.retrieval import (
+    LEFT_OUT_NOT_RECALLED, SEARCH_LIMIT, ScoredNote, latest_user_message, render_retrieved_line,
+    should_retrieve,
+)
+from helpers.state import MemoryNote, MemoryState, parse_time
 
 BASE_INSTRUCTIONS = """\
 You are a concise, reliable travel concierge for flights, hotels and car rentals.
@@ -39,6 +46,9 @@ Never invent prices or availability; say when you are not sure."""
 GLOBAL_HEADING = "GLOBAL memory (long-term defaults), newest first:"
 SESSION_HEADING = "SESSION memory (this conversation), newest first:"
 HISTORY_HEADING = "Recent history, oldest first:"
+# With retrieval (large memories) the model is told the list is a selection; lines show sources.
+RETRIEVED_HEADING = (
+    "GLOBAL memory retrieved for this message ({shown} of {total} notes), newest first:")
 
 MEMORY_TOOL_NAME = "save_memory_note"  # its results are the policy's own replies, not documents
 
@@ -50,8 +60,19 @@ def _block(tag: str, body: str) -> str:
     return f"<{tag}>\n{body}\n</{tag}>"
 
 
-def _notes_blocks(global_notes: list[MemoryNote], session_notes: list[MemoryNote] | None) -> dict[str, str]:
-    blocks = {"global_memory": _block("global_memory", f"{GLOBAL_HEADING}\n{format_notes(global_notes)}")}
+def _global_lines(notes: list[MemoryNote], retrieved_of: int | None) -> str:
+    line = render_note_line if retrieved_of is None else render_retrieved_line
+    return "\n".join(line(n) for n in notes) or NONE_LINE
+
+
+def _notes_blocks(global_notes: list[MemoryNote], session_notes: list[MemoryNote] | None,
+                  retrieved_of: int | None = None) -> dict[str, str]:
+    """`retrieved_of`: how many live global notes the retrieved ones came from (None: all shown)."""
+    heading = GLOBAL_HEADING
+    if retrieved_of is not None:
+        heading = RETRIEVED_HEADING.format(shown=len(global_notes), total=retrieved_of)
+    listed = _global_lines(global_notes, retrieved_of)
+    blocks = {"global_memory": _block("global_memory", f"{heading}\n{listed}")}
     if session_notes is not None:
         blocks["session_memory"] = _block("session_memory", f"{SESSION_HEADING}\n{format_notes(session_notes)}")
     return blocks
@@ -66,11 +87,15 @@ class RenderedPrompt:
     injected: list[MemoryNote]
     left_out: list[LeftOut]
     report: BudgetReport | None = None  # tokens per section vs budget, when a budget was given
+    # When global notes were retrieved for the message: the query, and every recalled note's score.
+    query: str | None = None
+    scores: dict[str, ScoredNote] = field(default_factory=dict)
 
 
 def _fit_to_budget(budget: ContextBudget, counter: TokenCounter, stable: dict[str, str], profile: dict[str, str],
                    global_kept: list[MemoryNote], session_kept: list[MemoryNote] | None,
-                   keywords: tuple[str, ...] | None):
+                   keywords: tuple[str, ...] | None, retrieved_of: int | None = None,
+                   scores: dict[str, ScoredNote] | None = None):
     """Check the parts that are never cut, then drop the lowest-value notes until the notes fit."""
     for name, texts, allowed in [("stable instructions (role + memory policy)", stable, budget.stable_instructions),
                                  ("profile (frontmatter + recent history)", profile, budget.profile)]:
@@ -85,26 +110,54 @@ def _fit_to_budget(budget: ContextBudget, counter: TokenCounter, stable: dict[st
         return [n for n in kept if id(n) not in in_session], session
 
     def render_both(kept: list[MemoryNote]) -> str:
-        return "\n\n".join(_notes_blocks(*split(kept)).values())
+        return "\n\n".join(_notes_blocks(*split(kept), retrieved_of).values())
 
+    # Retrieved notes go lowest score first (session notes, never scored, last).
+    value = None if scores is None else (
+        lambda n: (id(n) in in_session, scores[n.id].score if n.id in scores else 0.0))
     fitted = fit_notes(global_kept + (session_kept or []), budget.notes, counter, keywords=keywords,
-                       render=render_both)
+                       render=render_both, value=value)
     report = measure(budget, counter, {"stable_instructions": "\n\n".join(stable.values()),
                                        "profile": "\n\n".join(profile.values()),
                                        "notes": render_both(fitted.kept)}, fitted.left_out)
     return (*split(fitted.kept), fitted.left_out, report)
 
 
+def _retrieve(memory: Any, query: str, policy: Policy, live: list[MemoryNote],
+              selected: Selection) -> tuple[Selection, dict[str, ScoredNote]]:
+    """The global notes searched for the message (newest first), and why every other one is out."""
+    ranking = memory.search_ranking(query, limit=policy.k if policy.k is not None else SEARCH_LIMIT)
+    scores = {s.note.id: s for s in ranking.kept + [s for s, _ in ranking.dropped]}
+    kept = sorted((s.note for s in ranking.kept), key=lambda n: parse_time(n.observed_at),
+                  reverse=True)
+    left = [LeftOut(s.note, f"{why} (score {s.score:.2f})") for s, why in ranking.dropped]
+    left += [LeftOut(n, LEFT_OUT_NOT_RECALLED) for n in live if n.id not in scores]
+    live_ids = {n.id for n in live}
+    left += [x for x in selected.left_out if x.note.id not in live_ids]  # expired, superseded, ...
+    return Selection(kept, left), scores
+
+
 def render_prompt(state: MemoryState, *, policy: Policy = DEFAULT_POLICY, base: str = BASE_INSTRUCTIONS,
-                  budget: ContextBudget | None = None, counter: TokenCounter | None = None) -> RenderedPrompt:
+                  budget: ContextBudget | None = None, counter: TokenCounter | None = None,
+                  memory: Any = None, query: str = "") -> RenderedPrompt:
     """Render the state into a system prompt and refresh the state's rendered strings.
 
     With a budget, the notes are fitted to `budget.notes` (lowest value dropped first);
     the role, policy and profile are never cut, so if they exceed their budgets this
     raises BudgetExceeded. `counter` defaults to o200k_base.
+
+    With `memory` (the user's store handle) and the user's message as `query`, a large memory
+    (see `helpers.retrieval.should_retrieve`) is searched for the message instead of injected
+    whole: the global notes are the retrieved ones, each with its source; small ones are not.
     """
     clock = state.clock
     global_sel = select_notes(state.global_notes, clock, k=policy.k, keywords=policy.keywords)
+    retrieved_of, scores = None, None
+    if memory is not None and query.strip():
+        live = state.live_notes(clock, "global")
+        if should_retrieve(live, (counter or count_tokens)(format_notes(live))):
+            global_sel, scores = _retrieve(memory, query, policy, live, global_sel)
+            retrieved_of = len(live)
     session_sel = select_notes(state.session_notes, clock, k=policy.k, keywords=policy.keywords)
     show_session = policy.session_notes == "always" or state.inject_session_memories_next_turn
     left_out = global_sel.left_out + session_sel.left_out
@@ -114,7 +167,7 @@ def render_prompt(state: MemoryState, *, policy: Policy = DEFAULT_POLICY, base: 
     session_kept = session_sel.kept if show_session else None
 
     frontmatter = render_frontmatter(state.profile)
-    history = "\n".join(f"- {line}" for line in state.recent_history) or NONE_LINE
+    history = "\n".join(f"- {inline(line)}" for line in state.recent_history) or NONE_LINE
     stable = {"base": base.strip(), "memory_policy": policy.text} if base.strip() else {"memory_policy": policy.text}
     profile = {"user_profile": _block("user_profile", frontmatter),
                "recent_history": _block("recent_history", f"{HISTORY_HEADING}\n{history}")}
@@ -122,10 +175,11 @@ def render_prompt(state: MemoryState, *, policy: Policy = DEFAULT_POLICY, base: 
     report = None
     if budget is not None:
         global_kept, session_kept, dropped, report = _fit_to_budget(
-            budget, counter or count_tokens, stable, profile, global_kept, session_kept, policy.keywords)
+            budget, counter or count_tokens, stable, profile, global_kept, session_kept,
+            policy.keywords, retrieved_of, scores)
         left_out += dropped
 
-    notes = _notes_blocks(global_kept, session_kept)
+    notes = _notes_blocks(global_kept, session_kept, retrieved_of)
     sections = {**stable, "user_profile": profile["user_profile"], "global_memory": notes["global_memory"],
                 "recent_history": profile["recent_history"]}
     if "session_memory" in notes:
@@ -133,10 +187,11 @@ def render_prompt(state: MemoryState, *, policy: Policy = DEFAULT_POLICY, base: 
 
     # The cookbook's rendered strings on the state, for notebooks and the inspector.
     state.system_frontmatter = frontmatter
-    state.global_memories_md = format_notes(global_kept)
+    state.global_memories_md = _global_lines(global_kept, retrieved_of)
     state.session_memories_md = format_notes(session_kept) if session_kept is not None else ""
     injected = global_kept + (session_kept or [])
-    return RenderedPrompt("\n\n".join(sections.values()), sections, injected, left_out, report)
+    return RenderedPrompt("\n\n".join(sections.values()), sections, injected, left_out, report,
+                          query if retrieved_of is not None else None, scores or {})
 
 
 def build_instructions(state: MemoryState, *, policy: Policy = DEFAULT_POLICY, base: str = BASE_INSTRUCTIONS,
@@ -154,13 +209,18 @@ class MemoryInstructions:
     """
 
     def __init__(self, policy: Policy = DEFAULT_POLICY, base: str = BASE_INSTRUCTIONS,
-                 budget: ContextBudget | None = None, counter: TokenCounter | None = None):
+                 budget: ContextBudget | None = None, counter: TokenCounter | None = None,
+                 memory: Any = None):
         self.policy, self.base, self.budget, self.counter = policy, base, budget, counter
+        self.memory = memory  # the user's store handle: large memories are searched per message
         self.last: RenderedPrompt | None = None
 
     async def __call__(self, ctx: RunContextWrapper[MemoryState], agent: Agent[MemoryState]) -> str:
+        # The SDK sets turn_input before it asks for instructions: the user's message is its last.
+        query = latest_user_message(ctx.turn_input) if self.memory is not None else ""
         self.last = render_prompt(ctx.context, policy=self.policy, base=self.base,
-                                  budget=self.budget, counter=self.counter)
+                                  budget=self.budget, counter=self.counter,
+                                  memory=self.memory, query=query)
         return self.last.text
 
 
@@ -206,6 +266,7 @@ class CapturedCall:
     input_items: list[Any]  # a deep copy: later changes to the conversation do not rewrite it
     sections: dict[str, str] = field(default_factory=dict)
     rendered: RenderedPrompt | None = None  # injected / left-out notes, when MemoryInstructions built it
+    usage: Any = None  # the call's SDK Usage once it returned (cached prompt tokens included)
 
 
 class PromptCapture(RunHooks[Any]):
@@ -231,6 +292,10 @@ class PromptCapture(RunHooks[Any]):
             # Attach the rendering only if it is the prompt that was sent (an input filter may change it).
             rendered=copy.deepcopy(last) if last is not None and last.text == prompt else None,
         ))
+
+    async def on_llm_end(self, context: RunContextWrapper[Any], agent: Agent[Any], response: Any) -> None:
+        if self.calls:
+            self.calls[-1].usage = response.usage
 
     def for_turn(self, turn: int) -> list[CapturedCall]:
         return [c for c in self.calls if c.turn == turn]
@@ -263,6 +328,11 @@ class MemoryHooks(RunHooks[MemoryState]):
         if getattr(tool, "name", None) != MEMORY_TOOL_NAME and isinstance(context.context, MemoryState):
             context.context.tool_results_this_turn += 1
 
+    async def on_llm_end(self, context: RunContextWrapper[MemoryState], agent: Agent[MemoryState],
+                         response: Any) -> None:
+        if self.capture is not None:
+            await self.capture.on_llm_end(context, agent, response)
+
     async def on_agent_end(self, context: Any, agent: Agent[MemoryState], output: Any) -> None:
         context.context.inject_session_memories_next_turn = False
         context.context.tool_results_this_turn = 0
@@ -271,4 +341,5 @@ class MemoryHooks(RunHooks[MemoryState]):
 __all__ = [
     "BASE_INSTRUCTIONS", "CapturedCall", "MemoryHooks", "MemoryInstructions", "NOT_REINJECTED", "PromptCapture",
     "RenderedPrompt", "build_instructions", "memory_instructions", "render_prompt", "split_sections",
+    "RETRIEVED_HEADING",
 ]

@@ -87,6 +87,9 @@ def token_table(call: CapturedCall, counter: TokenCounter = count_tokens, budget
         rows.append(f"{name:<20} {counter(text):>7}  {BUDGET_OF_SECTION.get(name, '(none)')}")
     items = "\n".join(describe_item(i, width=None) for i in call.input_items)
     rows.append(f"{f'input items ({len(call.input_items)})':<20} {counter(items):>7}  recent_turns (approx.)")
+    if call.usage is not None:  # what the model reported: the embedded model's prompt cache at work
+        cached = call.usage.input_tokens_details.cached_tokens or 0
+        rows.append(f"model reported: {call.usage.input_tokens} prompt tokens, {cached} from the cache")
     if budget is None:
         return "\n".join(rows + ["", "(no budget given: pass budget= to compare with a ContextBudget)"])
     # The budget counts each line's sections joined, as render_prompt does when it fits notes.
@@ -107,9 +110,16 @@ def notes_report(call: CapturedCall) -> str:
     if call.rendered is None:
         return ("Not recorded for this call: pass the agent's MemoryInstructions to PromptCapture "
                 "(and note that an input filter that rewrites the prompt hides it).")
-    injected = [f"  [{n.scope}] {render_note_line(n)[2:]}" for n in call.rendered.injected] or ["  (none)"]
+    scores = call.rendered.scores
+
+    def why_picked(note: Any) -> str:  # the score parts, when the note was retrieved
+        return f"  <- score {scores[note.id].explain()}" if note.id in scores else ""
+
+    injected = [f"  [{n.scope}] {render_note_line(n)[2:]}{why_picked(n)}"
+                for n in call.rendered.injected] or ["  (none)"]
     left_out = [f"  [{n.scope}] {render_note_line(n)[2:]}  <- {why}" for n, why in call.rendered.left_out]
-    return "\n".join([f"Injected ({len(call.rendered.injected)}):", *injected,
+    header = [f"Retrieved for the message: {call.rendered.query!r}"] if call.rendered.query else []
+    return "\n".join([*header, f"Injected ({len(call.rendered.injected)}):", *injected,
                       f"Left out ({len(left_out)}):", *(left_out or ["  (none)"])])
 
 

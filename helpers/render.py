@@ -2,7 +2,9 @@
 
 The profile becomes YAML frontmatter; memory notes become Markdown lists in which
 every line shows the note's date, so a policy that says "the newest note wins" can
-actually be followed. Only live notes are rendered: expired, superseded and deleted
+actually be followed. Whatever wrote them, note texts, keywords and profile keys and
+values are shown through `inline`: one line each, with tag-like `<` escaped, so no
+stored text can close a prompt section, open a forged one, or start a forged list line. Only live notes are rendered: expired, superseded and deleted
 notes never reach a prompt. `select_notes` also says which notes were left out and
 why, so the prompt inspector can show it.
 """
@@ -40,12 +42,38 @@ class Selection(NamedTuple):
     left_out: list[LeftOut]
 
 
+# Line breaks of every kind, and other control characters (tab aside).
+_BREAKS = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]+")
+# "<" that could start a tag, a comment or a chat-template token: "</global_memory>", "<|im_start|>".
+_TAG_START = re.compile(r"<(?=\s*[/!?|A-Za-z_])")
+
+
+def inline(text: str) -> str:
+    """Stored text as it may appear in a prompt: on one line, and unable to open or close a tag."""
+    return _TAG_START.sub("&lt;", _BREAKS.sub(" ", text)).strip()
+
+
+def _inline_data(value: Any) -> Any:
+    if isinstance(value, str):
+        return inline(value)
+    if isinstance(value, dict):
+        return {_inline_data(k): _inline_data(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_inline_data(v) for v in value]
+    return value
+
+
 def render_frontmatter(profile: dict[str, Any]) -> str:
-    """The profile as a YAML frontmatter block between `---` lines, keys in their given order."""
+    """The profile as a YAML frontmatter block between `---` lines, keys in their given order.
+
+    Keys and values go through `inline`, and YAML never wraps them, so one value is one line:
+    nothing in the profile can end the frontmatter or a prompt section early.
+    """
     if not isinstance(profile, dict):
         raise TypeError(f"the profile must be a dict, got {type(profile).__name__}")
     try:
-        body = yaml.safe_dump(profile, sort_keys=False, allow_unicode=True).strip()
+        body = yaml.safe_dump(_inline_data(profile), sort_keys=False, allow_unicode=True,
+                              width=float("inf")).strip()
     except yaml.YAMLError as err:
         # Name the offending type, not its repr: a memory address would make the message differ each run.
         bad = err.args[1] if len(err.args) > 1 else None
@@ -61,9 +89,9 @@ def note_date(note: MemoryNote) -> str:
 
 def render_note_line(note: MemoryNote) -> str:
     """One Markdown list line: "- [2026-03-14] Usually prefers an aisle seat on flights (seat, flight)"."""
-    line = f"- [{note_date(note)}] {note.text.strip()}"
+    line = f"- [{note_date(note)}] {inline(note.text)}"
     if note.keywords:
-        line += f" ({', '.join(note.keywords)})"
+        line += f" ({', '.join(inline(k) for k in note.keywords)})"
     return line
 
 
@@ -126,6 +154,6 @@ def render_notes(notes: Iterable[MemoryNote], clock: Clock, *, k: int | None = N
 
 __all__ = [
     "BEYOND_TOP_K", "DELETED", "EXPIRED", "FILTERED", "LeftOut", "NONE_LINE", "OVER_BUDGET", "SUPERSEDED",
-    "Selection", "format_notes", "matches_keywords", "note_date", "render_frontmatter", "render_note_line",
+    "Selection", "format_notes", "inline", "matches_keywords", "note_date", "render_frontmatter", "render_note_line",
     "render_notes", "select_notes",
 ]

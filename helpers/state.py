@@ -168,8 +168,8 @@ class MemoryState:
     # Not serialized: the rules every note must pass (helpers.write_policy), the key of the ledger's
     # digests (a per-store secret; None keeps no digest), and how many tool results arrived this
     # turn (set by helpers.hooks.MemoryHooks; grounding is stricter after one).
-    write_policy: Any = field(default_factory=lambda: _default_write_policy(), repr=False, compare=False,
-                              metadata=_TRANSIENT)
+    write_policy: Any = field(default_factory=lambda: _default_write_policy(), repr=False,
+                              compare=False, metadata=_TRANSIENT)
     ledger_key: bytes | None = field(default=None, repr=False, compare=False, metadata=_TRANSIENT)
     tool_results_this_turn: int = field(default=0, repr=False, compare=False, metadata=_TRANSIENT)
 

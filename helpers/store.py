@@ -8,24 +8,53 @@ cannot reach another user's prompt by mistake.
 Guarantees, each backed by SQLite rather than by care:
 - Session notes are staged in the store as they are captured, and a consolidation writes the
   merged notes and removes the staged ones in ONE transaction: a crash loses nothing.
-- `forget` is real erasure: the rows are deleted with `secure_delete` on and the WAL is
-  truncated, so the text is gone from disk; an audit row keeps the note id, time and reason.
-- A corrupt file, a schema newer than this code, or a locked file raises a `StoreError`
-  before anything is written.
+- `forget` and `erase_user` are real erasure: the rows are deleted with `secure_delete` on
+  and the WAL is checkpointed and truncated, so the text is gone from disk; an audit row keeps
+  the note id, time and reason. While another connection holds an older snapshot the WAL
+  cannot be emptied: the call says so (`Erasure.checkpoint`), and the store retries after
+  every later write and on close until it is done.
+- Matching is Unicode-aware (NFKC + casefold): "ZÜRICH" finds "Zürich", "Élodie" finds
+  "élodie". Keywords are indexed casefolded, so keyword filters stay index lookups.
+- A corrupt file or write-ahead log, a schema newer than this code, or a locked file raises a
+  `StoreError` before anything is written; a full disk or a read-only file fails the write
+  with a clear error and leaves the stored memory as it was.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import sqlite3
+import struct
 import threading
+import time
+import unicodedata
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+from helpers.retrieval import (
+    RECALL_LIMIT, SEARCH_LIMIT, THRESHOLD, WEIGHTS, RankWeights, Ranking, ScoredNote, query_terms,
+    rank,
+)
 from helpers.state import Clock, MemoryNote, MemoryState, parse_time, system_clock
+from helpers.write_policy import DEFAULT_WRITE_POLICY, PolicyRefused, WritePolicy
+
+# One full-text token per (tenant, user): hex never holds the separator 'x', so it is one-to-one,
+# and the trailing 'x' keeps the porter stemmer off it. `_owner_token` is the same in Python.
+_OWNER_TOKEN_SQL = "'o' || hex({t}) || 'x' || hex({u}) || 'x'"
+
+
+def _owner_sql(row: str) -> str:
+    return _OWNER_TOKEN_SQL.format(t=f"{row}.tenant_id", u=f"{row}.user_id")
+
+
+def _owner_token(tenant_id: str, user_id: str) -> str:
+    return f"o{tenant_id.encode().hex().upper()}x{user_id.encode().hex().upper()}x"
+
 
 # Each migration moves the schema up one version (PRAGMA user_version): a list of statements,
 # run in one transaction. Append new migrations; never edit an old one.
@@ -61,6 +90,69 @@ MIGRATIONS: list[list[str]] = [
     [  # 2: users accumulate superseded and expired notes: read the live ones without scanning those.
         "CREATE INDEX notes_live ON notes (tenant_id, user_id, status, expires_utc, observed_utc)",
     ],
+    [  # 3: keywords casefolded (Unicode), one row each: keyword filters are index lookups.
+        """CREATE TABLE note_keywords (
+            tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, keyword TEXT NOT NULL, note_id TEXT NOT NULL,
+            PRIMARY KEY (tenant_id, user_id, keyword, note_id)
+        ) WITHOUT ROWID""",
+        """INSERT OR IGNORE INTO note_keywords
+           SELECT n.tenant_id, n.user_id, casefold(k.value), n.id FROM notes AS n, json_each(n.keywords) AS k""",
+    ],
+    [  # 4: full-text search (FTS5, BM25) for `search`, kept in step with notes by triggers.
+        # notes has no rowid, and a contentless FTS5 table needs one: this table hands them out.
+        """CREATE TABLE notes_search_key (
+            fts_rowid INTEGER PRIMARY KEY, tenant_id TEXT NOT NULL, user_id TEXT NOT NULL,
+            id TEXT NOT NULL, UNIQUE (tenant_id, user_id, id))""",
+        # Contentless: the text is not stored twice. `owner` holds one token per (tenant, user), so
+        # a search reads only that user's postings; the SQL filter on the notes row still decides.
+        """CREATE VIRTUAL TABLE notes_search USING fts5(
+            owner, text, keywords, content='', tokenize='porter unicode61 remove_diacritics 2')""",
+        f"""CREATE TRIGGER notes_search_insert AFTER INSERT ON notes BEGIN
+            INSERT INTO notes_search_key (tenant_id, user_id, id)
+                VALUES (NEW.tenant_id, NEW.user_id, NEW.id);
+            INSERT INTO notes_search (rowid, owner, text, keywords) VALUES (
+                (SELECT fts_rowid FROM notes_search_key WHERE tenant_id = NEW.tenant_id
+                   AND user_id = NEW.user_id AND id = NEW.id),
+                {_owner_sql("NEW")}, NEW.text, NEW.keywords);
+        END""",
+        # A contentless table forgets a row when told its old values ('delete'), so triggers do it.
+        f"""CREATE TRIGGER notes_search_delete AFTER DELETE ON notes BEGIN
+            INSERT INTO notes_search (notes_search, rowid, owner, text, keywords) VALUES ('delete',
+                (SELECT fts_rowid FROM notes_search_key WHERE tenant_id = OLD.tenant_id
+                   AND user_id = OLD.user_id AND id = OLD.id),
+                {_owner_sql("OLD")}, OLD.text, OLD.keywords);
+            DELETE FROM notes_search_key WHERE tenant_id = OLD.tenant_id AND user_id = OLD.user_id
+                AND id = OLD.id;
+        END""",
+        f"""CREATE TRIGGER notes_search_update AFTER UPDATE OF text, keywords ON notes
+            WHEN OLD.text IS NOT NEW.text OR OLD.keywords IS NOT NEW.keywords BEGIN
+            INSERT INTO notes_search (notes_search, rowid, owner, text, keywords) VALUES ('delete',
+                (SELECT fts_rowid FROM notes_search_key WHERE tenant_id = OLD.tenant_id
+                   AND user_id = OLD.user_id AND id = OLD.id),
+                {_owner_sql("OLD")}, OLD.text, OLD.keywords);
+            INSERT INTO notes_search (rowid, owner, text, keywords) VALUES (
+                (SELECT fts_rowid FROM notes_search_key WHERE tenant_id = NEW.tenant_id
+                   AND user_id = NEW.user_id AND id = NEW.id),
+                {_owner_sql("NEW")}, NEW.text, NEW.keywords);
+        END""",
+        # Erasure: a delete only marks postings dead; 'optimize' rewrites the index without them,
+        # so erased words leave the file (SQLite < 3.42 has no FTS5 'secure-delete'). Every erasure
+        # writes an audit row, so this fires once per erasure, whoever wrote the erasing code;
+        # after the first row of a batch the index is one segment and the rest are no-ops.
+        """CREATE TRIGGER notes_search_purge AFTER INSERT ON audit BEGIN
+            INSERT INTO notes_search (notes_search) VALUES ('optimize');
+        END""",
+        # Notes written before this migration.
+        """INSERT INTO notes_search_key (tenant_id, user_id, id)
+           SELECT tenant_id, user_id, id FROM notes""",
+        f"""INSERT INTO notes_search (rowid, owner, text, keywords)
+            SELECT k.fts_rowid, {_owner_sql("n")}, n.text, n.keywords
+            FROM notes AS n JOIN notes_search_key AS k USING (tenant_id, user_id, id)""",
+    ],
+    [  # 5: a random secret per store: it keys the ledger's digests and the ids audit rows keep.
+        "CREATE TABLE store_secret (id INTEGER PRIMARY KEY CHECK (id = 1), secret BLOB NOT NULL)",
+        "INSERT INTO store_secret VALUES (1, randomblob(32))",
+    ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 EXPORT_FORMAT = "agent-memory-notebooks/user-memory"
@@ -82,6 +174,14 @@ class StoreLockedError(StoreError):
     """Another connection holds the lock for longer than the timeout."""
 
 
+class StoreFullError(StoreError):
+    """The disk (or the store's size limit) is full; the write was rolled back."""
+
+
+class StoreReadOnlyError(StoreError):
+    """The file, its folder or its file system cannot be written; nothing was written."""
+
+
 @dataclass(frozen=True)
 class AuditEntry:
     """Something happened to a user's memory. Never holds note text."""
@@ -90,6 +190,37 @@ class AuditEntry:
     action: str
     note_id: str | None
     reason: str
+
+
+def fold(text: str) -> str:
+    """The caseless form used for matching: NFKC, then Unicode casefold ("ZÜRICH" -> "zürich")."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
+
+
+def _sql_fold(value: Any) -> str | None:
+    return None if value is None else fold(str(value))
+
+
+@dataclass(frozen=True)
+class CheckpointResult:
+    """Whether the write-ahead log was copied back and emptied, and if not, what is pending."""
+
+    completed: bool
+    attempts: int
+    wal_frames: int = 0  # frames in the WAL at the last attempt
+    copied_frames: int = 0  # of those, how many are already in the database file
+    pending: str = ""  # what may still be on disk, and why (empty when completed)
+
+
+class Erasure(int):
+    """How many notes were erased (it is that int), and `.checkpoint`: whether the text is off disk."""
+
+    checkpoint: CheckpointResult
+
+    def __new__(cls, count: int, checkpoint: CheckpointResult) -> "Erasure":
+        erasure = super().__new__(cls, count)
+        erasure.checkpoint = checkpoint
+        return erasure
 
 
 def _utc(value: str | datetime) -> str:
@@ -105,15 +236,27 @@ def _sqlite_errors() -> Iterator[None]:
     """Turn SQLite's errors into the store's clear ones."""
     try:
         yield
-    except sqlite3.OperationalError as exc:
-        if "locked" in str(exc) or "busy" in str(exc):
-            raise StoreLockedError(f"the store is locked by another connection: {exc}") from exc
-        raise StoreError(str(exc)) from exc
     except sqlite3.DatabaseError as exc:
-        message = str(exc)
-        if "not a database" in message or "malformed" in message or "corrupt" in message:
-            raise CorruptStoreError(f"the store file is damaged or not a database: {exc}") from exc
-        raise StoreError(message) from exc
+        raise _store_error(exc) from exc
+
+
+def _store_error(exc: sqlite3.DatabaseError) -> StoreError:
+    name, message = getattr(exc, "sqlite_errorname", ""), str(exc)
+    if name.startswith("SQLITE_FULL") or "disk is full" in message:
+        return StoreFullError(
+            "the disk (or the store's size limit) is full: this write was rolled back and the "
+            f"stored memory is as it was; free some space and retry ({exc})")
+    if name.startswith("SQLITE_READONLY") or "readonly" in message:
+        return StoreReadOnlyError(
+            "the store cannot be written (read-only file, folder or file system): nothing was "
+            f"written; open a writable copy to change it ({exc})")
+    if isinstance(exc, sqlite3.OperationalError):
+        if "locked" in message or "busy" in message:
+            return StoreLockedError(f"the store is locked by another connection: {exc}")
+        return StoreError(message)
+    if "not a database" in message or "malformed" in message or "corrupt" in message:
+        return CorruptStoreError(f"the store file is damaged or not a database: {exc}")
+    return StoreError(message)
 
 
 _NOTE_COLUMNS = (
@@ -162,23 +305,39 @@ _INSERT_NOTE = """
 class MemoryStore:
     """A SQLite file (or `:memory:`) holding every tenant's and user's memory."""
 
-    def __init__(self, conn: sqlite3.Connection, path: str, clock: Clock, expiry: bool = True) -> None:
+    # How long an erasure waits for other connections' read snapshots to end before it reports
+    # the checkpoint as pending (the store then retries after each write and on close).
+    ERASE_WAIT = 2.0
+
+    def __init__(self, conn: sqlite3.Connection, path: str, clock: Clock, timeout: float = 5.0) -> None:
         self._conn = conn
         self._lock = threading.RLock()  # one connection, shared by handles and threads
+        self._busy_ms = int(timeout * 1000)
+        self._checkpoint_pending = False  # an erasure whose text may still be in the WAL
         self.path = path
         self.clock = clock
-        self.expiry = expiry  # False serves expired notes as live (evals switch the guard off)
+        self.erase_wait = self.ERASE_WAIT
+        self.write_policy: WritePolicy = DEFAULT_WRITE_POLICY  # every write path checks it
+        self.expiry = True  # False serves expired notes as live (evals switch the guard off)
 
     @classmethod
     def open(cls, path: str | Path = ":memory:", *, clock: Clock = system_clock,
-             timeout: float = 5.0, expiry: bool = True) -> "MemoryStore":
-        """Open or create a store. Checks the file before writing anything to it."""
+             timeout: float = 5.0, write_policy: WritePolicy | None = None,
+             expiry: bool = True) -> "MemoryStore":
+        """Open or create a store. Checks the file before writing anything to it.
+
+        `write_policy` (default DEFAULT_WRITE_POLICY) checks every note and profile value written
+        through the store; states loaded from it carry it to the capture tool and consolidation.
+        """
         path = str(path)
+        if path != ":memory:":
+            _check_wal(Path(path + "-wal"))  # before SQLite replays it (and drops what is damaged)
         try:
             conn = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open {path}: {exc}") from exc
         conn.row_factory = sqlite3.Row
+        conn.create_function("casefold", 1, _sql_fold, deterministic=True)
         try:
             with _sqlite_errors():
                 cls._check(conn, path)
@@ -190,7 +349,13 @@ class MemoryStore:
         except BaseException:
             conn.close()
             raise
-        return cls(conn, path, clock, expiry)
+        store = cls(conn, path, clock, timeout)
+        store.expiry = expiry
+        if write_policy is not None:
+            store.write_policy = write_policy
+        # A crash between an erasure's commit and its checkpoint left erased text in the WAL.
+        store.checkpoint(wait=0)
+        return store
 
     @staticmethod
     def _check(conn: sqlite3.Connection, path: str) -> None:
@@ -207,6 +372,17 @@ class MemoryStore:
             raise CorruptStoreError(f"{path} failed its integrity check: {problems[:3]}")
 
     @property
+    def secret(self) -> bytes:
+        """This store's random secret (made by migration 5): keys ledger digests and audit ids."""
+        with self._lock, _sqlite_errors():
+            return bytes(self._conn.execute("SELECT secret FROM store_secret").fetchone()[0])
+
+    def audit_id(self, note_id: str) -> str:
+        """The id an audit row keeps for an erased note: keyed, so a guessed text cannot be
+        confirmed from it (note ids are a plain hash of scope, date and text)."""
+        return "erased_" + hmac.new(self.secret, note_id.encode(), hashlib.sha256).hexdigest()[:16]
+
+    @property
     def schema_version(self) -> int:
         return self._conn.execute("PRAGMA user_version").fetchone()[0]
 
@@ -219,6 +395,11 @@ class MemoryStore:
 
     def close(self) -> None:
         with self._lock:
+            if self._checkpoint_pending:
+                try:
+                    self.checkpoint(wait=0)
+                except StoreError:
+                    pass  # closing must not fail; SQLite checkpoints on the last close anyway
             self._conn.close()
 
     def __enter__(self) -> "MemoryStore":
@@ -236,15 +417,99 @@ class MemoryStore:
             try:
                 yield self._conn
             except BaseException:
-                self._conn.execute("ROLLBACK")
+                if self._conn.in_transaction:  # SQLite may have rolled back already (disk full)
+                    self._conn.execute("ROLLBACK")
                 raise
             self._conn.execute("COMMIT")
+            if write and self._checkpoint_pending:
+                self.checkpoint(wait=0)
 
-    def _truncate_wal(self) -> None:
-        """Erased text may still sit in old WAL frames: copy them back and empty the WAL."""
-        if self.path != ":memory:":
+    def checkpoint(self, wait: float | None = None) -> CheckpointResult:
+        """Copy the WAL back into the database file and empty it, retrying up to `wait` seconds.
+
+        Erased text sits in old WAL frames until the WAL is emptied, which SQLite can do only
+        when no other connection reads an older snapshot. Until it completes, the store retries
+        after every write and on close.
+        """
+        if self.path == ":memory:":
+            return CheckpointResult(completed=True, attempts=0)
+        wait = self.erase_wait if wait is None else wait
+        deadline = time.monotonic() + wait
+        attempts, busy, frames, copied = 0, 1, 0, 0
+        while True:
+            attempts += 1
             with self._lock, _sqlite_errors():
-                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                # Each attempt waits a little for readers, then lets this store's other threads in.
+                remaining = max(0.0, deadline - time.monotonic())
+                self._conn.execute(f"PRAGMA busy_timeout = {int(min(remaining, 0.1) * 1000)}")
+                try:
+                    busy, frames, copied = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+                finally:
+                    self._conn.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
+            if not busy or time.monotonic() >= deadline:
+                break
+            time.sleep(min(0.05, max(0.0, deadline - time.monotonic())))
+        self._checkpoint_pending = bool(busy)
+        if not busy:
+            return CheckpointResult(completed=True, attempts=attempts)
+        where = f"{self.path}-wal" if copied == frames else f"{self.path} and {self.path}-wal"
+        held = (f"the WAL holds {max(frames, 0)} frames ({max(copied, 0)} copied back into the database "
+                "file) and cannot be emptied: another connection has kept an older read snapshot (or "
+                "the write lock)")
+        pending = (f"{held} for {wait:g} s, so erased text may remain in {where} until it ends; the "
+                   "store retries after every write and on close (or call store.checkpoint())")
+        return CheckpointResult(False, attempts, frames, copied, pending)
+
+
+_WAL_MAGIC = (0x377F0682, 0x377F0683)  # the low bit says the checksums' byte order
+_WAL_CHECK_LIMIT = 16 << 20  # larger WALs are left to SQLite (checking costs ~0.05 s per MB)
+
+
+def _wal_checksum(data: bytes, big_endian: bool, s0: int, s1: int) -> tuple[int, int]:
+    """SQLite's cumulative WAL checksum (see the WAL file format in SQLite's documentation)."""
+    words = struct.unpack(f"{'>' if big_endian else '<'}{len(data) // 4}I", data)
+    for i in range(0, len(words), 2):
+        s0 = (s0 + words[i] + s1) & 0xFFFFFFFF
+        s1 = (s1 + words[i + 1] + s0) & 0xFFFFFFFF
+    return s0, s1
+
+
+def _check_wal(wal: Path) -> None:
+    """Refuse a write-ahead log that is damaged before a committed transaction.
+
+    SQLite replays a WAL up to the first frame whose checksum fails and silently drops every
+    transaction after it. A torn last frame (a crash mid-write) is normal and loses nothing
+    committed; a bad frame followed by a commit would lose committed memory without a word.
+    """
+    if not wal.is_file() or not 32 < wal.stat().st_size <= _WAL_CHECK_LIMIT:
+        return
+    data = wal.read_bytes()
+    magic, _version, page_size, _seq, salt1, salt2, c1, c2 = struct.unpack(">8I", data[:32])
+    fix = (f"Nothing was changed. Keep both files and restore from an export or a backup, or, "
+           f"accepting that loss, move {wal.name} aside to open the store as of its last checkpoint.")
+    big_endian = magic == _WAL_MAGIC[1]
+    if magic not in _WAL_MAGIC or _wal_checksum(data[:24], big_endian, 0, 0) != (c1, c2):
+        raise CorruptStoreError(f"{wal} has a damaged header: SQLite would ignore the "
+                                f"{(len(data) - 32) // (24 + max(page_size, 1))} frames in it. {fix}")
+    checksum, frame_size = (c1, c2), 24 + page_size
+    frames = [(i, data[off:off + frame_size]) for i, off in
+              enumerate(range(32, len(data) - frame_size + 1, frame_size), start=1)]
+    for i, frame in frames:
+        _page, _commit, fsalt1, fsalt2, f1, f2 = struct.unpack(">6I", frame[:24])
+        if (fsalt1, fsalt2) != (salt1, salt2):
+            return  # the end of this log: what follows is left over from an older one
+        checksum = _wal_checksum(frame[24:], big_endian, *_wal_checksum(frame[:8], big_endian, *checksum))
+        if checksum == (f1, f2):
+            continue
+        later_commits = 0
+        for _, later in frames[i:]:
+            _page, commit, later_salt1, later_salt2 = struct.unpack(">4I", later[:16])
+            later_commits += bool(commit) and (later_salt1, later_salt2) == (salt1, salt2)
+        if later_commits:
+            raise CorruptStoreError(
+                f"{wal} is damaged at frame {i} of {len(frames)}: SQLite would silently drop the "
+                f"{later_commits} committed transaction(s) after it. {fix}")
+        return
 
 
 def _migrate(conn: sqlite3.Connection) -> None:
@@ -299,6 +564,8 @@ class UserMemory:
                 self._owner()).fetchone()
             notes = self._active(conn, None, None)
         profile = json.loads(row["profile"]) if row else dict(default_profile or {})
+        state_fields = {"write_policy": self._store.write_policy, "ledger_key": self._store.secret,
+                        **state_fields}
         return MemoryState(profile=profile, global_notes=notes, **state_fields)
 
     def active_notes(self, keywords: Iterable[str] | None = None, limit: int | None = None) -> list[MemoryNote]:
@@ -314,10 +581,11 @@ class UserMemory:
         now = self._now() if self._store.expiry else "0001-01-01T00:00:00.000000Z"  # nothing expired
         params = self._owner(now=now, limit=-1 if limit is None else int(limit))
         if keywords is not None:
-            wanted = json.dumps(sorted({k.lower() for k in keywords}))
-            sql += """ AND EXISTS (SELECT 1 FROM json_each(notes.keywords) AS k
-                                   WHERE lower(k.value) IN (SELECT value FROM json_each(:wanted)))"""
-            params["wanted"] = wanted
+            # The casefolded keyword index (migration 3): a lookup, not a scan of JSON.
+            sql += """ AND id IN (SELECT note_id FROM note_keywords
+                                  WHERE tenant_id = :tenant AND user_id = :user
+                                    AND keyword IN (SELECT value FROM json_each(:wanted)))"""
+            params["wanted"] = json.dumps(sorted({fold(k) for k in keywords}), ensure_ascii=False)
         sql += " ORDER BY observed_utc DESC, id DESC LIMIT :limit"
         return [_note_from_row(r) for r in conn.execute(sql, params)][::-1]
 
@@ -363,9 +631,62 @@ class UserMemory:
                    WHERE tenant_id = :tenant AND user_id = :user ORDER BY seq""", self._owner()).fetchall()
         return [AuditEntry(**dict(r)) for r in rows]
 
+    def search(self, query: str, *, kinds: Iterable[str] | None = None, limit: int = SEARCH_LIMIT,
+               threshold: float = THRESHOLD, weights: RankWeights = WEIGHTS) -> list[ScoredNote]:
+        """This user's live notes that serve `query`, best first, each with its score parts.
+
+        Full-text recall (FTS5, BM25) inside this user's live notes of `kinds` (all kinds if None),
+        then `helpers.retrieval.rank`: dedupe, rerank, threshold, limit.
+        """
+        return self.search_ranking(query, kinds=kinds, limit=limit, threshold=threshold,
+                                   weights=weights).kept
+
+    def search_ranking(self, query: str, *, kinds: Iterable[str] | None = None,
+                       limit: int = SEARCH_LIMIT, threshold: float = THRESHOLD,
+                       weights: RankWeights = WEIGHTS) -> Ranking:
+        """`search`, plus the recalled notes it dropped and why (for the prompt inspector)."""
+        terms = query_terms(query)
+        if not terms:
+            return Ranking([])
+        # Terms are letters and digits only (query_terms), so quoting them is enough.
+        match = (f'{{owner}} : "{_owner_token(self._tenant_id, self._user_id)}" AND '
+                 f'{{text keywords}} : ({" OR ".join(f"{chr(34)}{t}{chr(34)}" for t in terms)})')
+        kinds = None if kinds is None else json.dumps(sorted(set(kinds)))
+        # No ORDER BY bm25(): FTS5 counts each term over every tenant's notes (see retrieval.bm25).
+        sql = f"""SELECT {", ".join(f"n.{c}" for c in _NOTE_COLUMNS)}
+                  FROM notes_search
+                  JOIN notes_search_key AS k ON k.fts_rowid = notes_search.rowid
+                  JOIN notes AS n
+                    ON n.tenant_id = k.tenant_id AND n.user_id = k.user_id AND n.id = k.id
+                  WHERE notes_search MATCH :match
+                    AND k.tenant_id = :tenant AND k.user_id = :user
+                    AND n.tenant_id = :tenant AND n.user_id = :user AND n.status = 'active'
+                    AND (n.expires_utc IS NULL OR n.expires_utc > :now)
+                    AND (:kinds IS NULL OR n.kind IN (SELECT value FROM json_each(:kinds)))
+                  ORDER BY n.observed_utc DESC LIMIT :recall"""
+        params = self._owner(match=match, now=self._now(), kinds=kinds, recall=RECALL_LIMIT)
+        with self._store._transaction(write=False) as conn:
+            notes = [_note_from_row(r) for r in conn.execute(sql, params)]
+            total = self._live_count(conn)
+        return rank(notes, query, self._store.clock(), total_notes=total, limit=limit,
+                    threshold=threshold, weights=weights)
+
+    def live_note_count(self) -> int:
+        """How many notes `active_notes()` would return, without reading them."""
+        with self._store._transaction(write=False) as conn:
+            return self._live_count(conn)
+
+    def _live_count(self, conn: sqlite3.Connection) -> int:
+        return conn.execute(
+            """SELECT count(*) FROM notes WHERE tenant_id = :tenant AND user_id = :user
+               AND status = 'active' AND (expires_utc IS NULL OR expires_utc > :now)""",
+            self._owner(now=self._now())).fetchone()[0]
+
     # -- writing -------------------------------------------------------------------------------
 
     def save_profile(self, profile: dict[str, Any]) -> None:
+        """Store the profile. Every key and value passes the write policy first (PolicyRefused)."""
+        _raise_refused("profile", _refused_profile(self._store.write_policy, profile))
         text = json.dumps(profile, ensure_ascii=False)
         with self._store._transaction(write=True) as conn:
             conn.execute(
@@ -374,8 +695,12 @@ class UserMemory:
                 self._owner(profile=text))
 
     def add_notes(self, notes: Iterable[MemoryNote], *, session_id: str | None = None) -> int:
-        """Write long-term notes (same id replaces); returns how many were written."""
+        """Write long-term notes (same id replaces); returns how many were written.
+
+        Every note passes the store's write policy first; if any is refused, none is written and
+        PolicyRefused lists them."""
         notes = _long_term(notes)
+        _raise_refused("notes", _refused_notes(self._store.write_policy, notes))
         with self._store._transaction(write=True) as conn:
             self._write_notes(conn, notes, session_id, superseded=())
         return len(notes)
@@ -383,6 +708,7 @@ class UserMemory:
     def stage_session_notes(self, session_id: str, notes: Iterable[MemoryNote]) -> int:
         """Persist notes captured during a session, so a crash before consolidation loses none."""
         notes = list(notes)
+        _raise_refused("session notes", _refused_notes(self._store.write_policy, notes))
         rows = [self._owner(session=session_id, id=n.id, note=json.dumps(n.to_dict(), ensure_ascii=False),
                             expires=_utc(n.expires_at) if n.expires_at else None) for n in notes]
         with self._store._transaction(write=True) as conn:
@@ -397,9 +723,15 @@ class UserMemory:
 
         `merged_notes` are upserted; a note whose `supersedes` names a stored note, and every id
         in `superseded`, marks that note superseded. Either all of this happens or none of it.
+        Notes not stored yet pass the write policy first (PolicyRefused: nothing is written).
         """
         notes = _long_term(merged_notes)
         with self._store._transaction(write=True) as conn:
+            stored = {r[0] for r in conn.execute(
+                "SELECT id FROM notes WHERE tenant_id = :tenant AND user_id = :user",
+                self._owner())}
+            _raise_refused("notes", _refused_notes(self._store.write_policy,
+                                                   [n for n in notes if n.id not in stored]))
             self._write_notes(conn, notes, session_id, superseded=list(superseded))
             conn.execute(
                 "DELETE FROM session_notes WHERE tenant_id = :tenant AND user_id = :user AND session_id = :session",
@@ -409,6 +741,7 @@ class UserMemory:
                      superseded: list[str]) -> None:
         conn.executemany(_INSERT_NOTE, [
             _note_row(self._tenant_id, self._user_id, n, session_id, None) for n in notes])
+        self._index_keywords(conn, notes)
         # The supersede chain: a newer note retires the one it names.
         links = [self._owner(old=n.supersedes, new=n.id) for n in notes if n.supersedes]
         links += [self._owner(old=old, new=None) for old in superseded]
@@ -423,40 +756,78 @@ class UserMemory:
                WHERE tenant_id = :tenant AND user_id = :user AND status = 'superseded'
                  AND superseded_at IS NULL""", self._owner(now=self._now()))
 
+    def _index_keywords(self, conn: sqlite3.Connection, notes: list[MemoryNote]) -> None:
+        """Keep `note_keywords` (casefolded) in step with the notes just written."""
+        conn.executemany(
+            "DELETE FROM note_keywords WHERE tenant_id = :tenant AND user_id = :user AND note_id = :id",
+            [self._owner(id=n.id) for n in notes])
+        conn.executemany(
+            "INSERT OR IGNORE INTO note_keywords VALUES (:tenant, :user, :keyword, :id)",
+            [self._owner(keyword=fold(k), id=n.id) for n in notes for k in n.keywords])
+
     def forget(self, note_id: str | None = None, *, matching: str | None = None,
                reason: str = "user request") -> int:
-        """Erase notes by id, or every note whose text contains `matching` (any case).
+        """Erase notes by id, or every note whose text or a keyword contains `matching` (any case).
 
-        The rows are deleted (long-term and staged), their bytes zeroed on disk, and one audit
-        row per note records its id, the time and `reason`, never the text. Returns the count.
-        (If another connection is reading at that moment, the WAL is emptied at the next checkpoint.)
+        The rows are deleted (long-term and staged, any status), their bytes zeroed on disk,
+        links to them in supersede chains cleared, and one audit row per note records its id,
+        the time and `reason`, never the text. Returns the count as an `Erasure`, whose
+        `.checkpoint` says whether the text is off disk or what is still pending.
         """
         if (note_id is None) == (matching is None):
             raise ValueError("forget needs exactly one of note_id or matching")
-        if matching is not None and (not matching.strip() or matching.lower() in reason.lower()):
+        if matching is not None and (not matching.strip() or fold(matching) in fold(reason)):
             raise ValueError("matching must be non-empty, and the audit reason must not repeat it")
+        owner = "tenant_id = :tenant AND user_id = :user"
         if note_id is not None:
             params = self._owner(id=note_id)
             where, staged_where = "id = :id", "id = :id"
         else:
             # instr, not LIKE: '%' and '_' in the user's words are plain characters.
-            params = self._owner(needle=matching)
-            where = "instr(lower(text), lower(:needle)) > 0"
-            staged_where = "instr(lower(json_extract(note, '$.text')), lower(:needle)) > 0"
-        owner = "tenant_id = :tenant AND user_id = :user"
+            params = self._owner(needle=fold(matching))
+            where = f"""(instr(casefold(text), :needle) > 0 OR id IN (SELECT note_id FROM note_keywords
+                         WHERE {owner} AND instr(keyword, :needle) > 0))"""
+            staged_where = """(instr(casefold(json_extract(note, '$.text')), :needle) > 0
+                               OR EXISTS (SELECT 1 FROM json_each(note, '$.keywords') AS k
+                                          WHERE instr(casefold(k.value), :needle) > 0))"""
         with self._store._transaction(write=True) as conn:
             ids = [r[0] for r in conn.execute(
                 f"""SELECT id FROM notes WHERE {owner} AND {where}
                     UNION SELECT id FROM session_notes WHERE {owner} AND {staged_where} ORDER BY id""", params)]
-            conn.execute(f"DELETE FROM notes WHERE {owner} AND {where}", params)
-            conn.execute(f"DELETE FROM session_notes WHERE {owner} AND {staged_where}", params)
+            erased = self._owner(ids=json.dumps(ids))
+            in_erased = "IN (SELECT value FROM json_each(:ids))"
+            for table, column in (("notes", "id"), ("session_notes", "id"), ("note_keywords", "note_id")):
+                conn.execute(f"DELETE FROM {table} WHERE {owner} AND {column} {in_erased}", erased)
+            # No dangling links: a predecessor stays superseded, by nothing that still exists.
+            for column in ("superseded_by", "supersedes"):
+                conn.execute(f"UPDATE notes SET {column} = NULL WHERE {owner} AND {column} {in_erased}", erased)
+                conn.execute(
+                    f"""UPDATE session_notes SET note = json_set(note, '$.{column}', NULL)
+                        WHERE {owner} AND json_extract(note, '$.{column}') {in_erased}""", erased)
             now = self._now()
             conn.executemany(
                 """INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
                    VALUES (:tenant, :user, :at, 'forget', :id, :reason)""",
-                [self._owner(at=now, id=i, reason=reason) for i in ids])
-        self._store._truncate_wal()
-        return len(ids)
+                [self._owner(at=now, id=self._store.audit_id(i), reason=reason) for i in ids])
+        return Erasure(len(ids), self._store.checkpoint())
+
+    def erase_user(self, *, reason: str = "user request") -> int:
+        """Erase everything stored for this user: profile, notes of any status, staged notes,
+        keyword index and audit history, leaving one audit row that holds counts, never content.
+        Returns how many notes (long-term + staged) were erased, as an `Erasure`."""
+        owner = "tenant_id = :tenant AND user_id = :user"
+        with self._store._transaction(write=True) as conn:
+            notes, staged, profiles = (conn.execute(f"SELECT count(*) FROM {table} WHERE {owner}",
+                                                    self._owner()).fetchone()[0]
+                                       for table in ("notes", "session_notes", "profiles"))
+            for table in ("notes", "session_notes", "note_keywords", "profiles", "audit"):
+                conn.execute(f"DELETE FROM {table} WHERE {owner}", self._owner())
+            summary = f"erased the user: {notes} notes, {staged} staged notes, {profiles} profile"
+            conn.execute(
+                """INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
+                   VALUES (:tenant, :user, :at, 'erase_user', NULL, :reason)""",
+                self._owner(at=self._now(), reason=f"{reason}; {summary}"))
+        return Erasure(notes + staged, self._store.checkpoint())
 
     # -- export and import -----------------------------------------------------------------------
 
@@ -488,7 +859,10 @@ class UserMemory:
     def import_json(self, text: str) -> int:
         """Replace this user's memory with an export (whoever it was exported from).
 
-        The whole document is validated before anything is written. Returns the note count.
+        The whole document is validated before anything is written, including every note, staged
+        note and profile value against the store's write policy: one refused item refuses the
+        whole import (PolicyRefused lists each one: id and rule), and memory stays as it was.
+        Returns the note count.
         """
         try:
             document = json.loads(text)
@@ -496,22 +870,32 @@ class UserMemory:
                 raise ValueError(f"not a {EXPORT_FORMAT} document")
             if document.get("version") != 1:
                 raise ValueError(f"unsupported export version {document.get('version')!r}")
-            rows = []
+            rows, imported = [], []
             for item in document["notes"]:
                 item = dict(item)
                 session_id, superseded_at = item.pop("session_id"), item.pop("superseded_at")
                 note = MemoryNote.from_dict(item)
+                imported.append((note, session_id, superseded_at))
                 rows.append(_note_row(self._tenant_id, self._user_id, note, session_id,
                                       _utc(superseded_at) if superseded_at else None))
             staged = [(item["session_id"], MemoryNote.from_dict(item["note"])) for item in document["staged"]]
             profile = document["profile"]
+            if profile is not None and not isinstance(profile, dict):
+                raise TypeError("the profile must be an object")
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"cannot import: {exc}") from exc
+        policy = self._store.write_policy
+        where = ("session_id", "superseded_at")
+        notes = [MemoryNote.from_dict({k: v for k, v in item.items() if k not in where})
+                 for item in document["notes"]]
+        _raise_refused("the import", _refused_notes(policy, notes + [n for _, n in staged])
+                       + _refused_profile(policy, profile or {}))
         owner = "tenant_id = :tenant AND user_id = :user"
         with self._store._transaction(write=True) as conn:
-            for table in ("notes", "session_notes", "profiles"):
+            for table in ("notes", "session_notes", "profiles", "note_keywords"):
                 conn.execute(f"DELETE FROM {table} WHERE {owner}", self._owner())
             conn.executemany(_INSERT_NOTE, rows)
+            self._index_keywords(conn, [n for n, _, _ in imported])
             if profile is not None:
                 conn.execute("INSERT INTO profiles VALUES (:tenant, :user, :profile)",
                              self._owner(profile=json.dumps(profile, ensure_ascii=False)))
@@ -526,6 +910,40 @@ class UserMemory:
         return len(rows)
 
 
+def _refused_notes(policy: WritePolicy, notes: list[MemoryNote]) -> list[tuple[str, str]]:
+    decisions = [(n.id, policy.check(n.text, n.keywords, kind=n.kind)) for n in notes]
+    return [(i, d.rule or "") for i, d in decisions if not d.allowed]
+
+
+def _refused_profile(policy: WritePolicy, profile: dict[str, Any],
+                     path: str = "profile") -> list[tuple[str, str]]:
+    """Each profile key and value (nested too) is checked as a fact, with its key as the cue."""
+    if not isinstance(profile, dict):
+        raise TypeError(f"the profile must be a dict, got {type(profile).__name__}")
+    refused = []
+    for key, value in profile.items():
+        where = f"{path}.{key}"
+        values = value if isinstance(value, list) else [value]
+        for item in values:
+            if isinstance(item, dict):
+                refused += _refused_profile(policy, item, where)
+                continue
+            for text, cue in ((str(key), []), (str(item), [str(key)])):
+                if item is None or not text.strip():
+                    continue
+                decision = policy.check(text, cue, kind="fact")
+                if not decision.allowed:
+                    refused.append((where, decision.rule or ""))
+    return list(dict.fromkeys(refused))
+
+
+def _raise_refused(what: str, refused: list[tuple[str, str]]) -> None:
+    if refused:
+        listed = ", ".join(f"{i} ({rule})" for i, rule in refused)
+        raise PolicyRefused(f"the write policy refused {what}: {listed}; nothing was written",
+                            refused)
+
+
 def _long_term(notes: Iterable[MemoryNote]) -> list[MemoryNote]:
     notes = list(notes)
     for note in notes:
@@ -537,6 +955,7 @@ def _long_term(notes: Iterable[MemoryNote]) -> list[MemoryNote]:
 
 
 __all__ = [
-    "AuditEntry", "CorruptStoreError", "MemoryStore", "SCHEMA_VERSION", "SchemaTooNewError",
-    "StoreError", "StoreLockedError", "UserMemory",
+    "AuditEntry", "CheckpointResult", "CorruptStoreError", "Erasure", "MemoryStore", "SCHEMA_VERSION",
+    "SchemaTooNewError", "StoreError", "StoreFullError", "StoreLockedError", "StoreReadOnlyError",
+    "UserMemory", "fold",
 ]

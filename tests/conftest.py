@@ -1,4 +1,69 @@
+"""Test-wide settings, and no silent skips.
+
+A test marked `browser` needs Debian's chromium and pip's playwright; one marked `model` needs the
+embedded model. Where they are missing the test does not run: under `CI=true` that fails the run
+(CI must run every test), elsewhere the run ends with a list of what did not run and the one
+command that installs what is missing.
+"""
+
+import importlib.util
+import os
+from pathlib import Path
+
+import pytest
 from agents import set_tracing_disabled
 
 # Tests never upload traces: there is no key, and retries would slow every exit.
 set_tracing_disabled(True)
+
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+CHROMIUM = Path(os.environ.get("AGENT_MEMORY_CHROMIUM", "/usr/bin/chromium"))
+INSTALL = {
+    "chromium": "sudo apt-get install chromium",
+    "playwright": "python -m pip install -e '.[test]'",
+}
+NEEDS_ALL = ("browser", "model")  # markers of tests that may never be skipped in CI
+
+
+def _browser_missing() -> str | None:
+    if not CHROMIUM.exists():
+        return f"Debian's chromium is not at {CHROMIUM}; install it with: {INSTALL['chromium']}"
+    if importlib.util.find_spec("playwright") is None:
+        return f"pip's playwright is not installed; install it with: {INSTALL['playwright']}"
+    return None
+
+
+def pytest_runtest_setup(item):
+    if item.get_closest_marker("browser"):
+        missing = _browser_missing()
+        if missing:
+            pytest.skip(missing)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Under CI, a browser or model test that skips (for any reason) fails instead."""
+    outcome = yield
+    report = outcome.get_result()
+    if IN_CI and report.skipped and any(item.get_closest_marker(m) for m in NEEDS_ALL):
+        report.outcome = "failed"
+        report.longrepr = (f"did not run, and CI=true requires every browser and model test to run: "
+                           f"{_reason(report)}")
+
+
+def _reason(report) -> str:
+    longrepr = report.longrepr
+    return longrepr[2].removeprefix("Skipped: ") if isinstance(longrepr, tuple) else str(longrepr)
+
+
+def pytest_terminal_summary(terminalreporter):
+    not_run = [r for r in terminalreporter.stats.get("skipped", [])
+               if any(m in r.keywords for m in NEEDS_ALL)]
+    if not not_run:
+        return
+    terminalreporter.section("tests that did not run", yellow=True, bold=True)
+    for report in not_run:
+        terminalreporter.write_line(f"{report.nodeid}: {_reason(report)}")
+    commands = {c for r in not_run for c in INSTALL.values() if c in _reason(r)}
+    for command in sorted(commands):
+        terminalreporter.write_line(f"To run them: {command}", bold=True)

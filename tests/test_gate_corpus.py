@@ -209,7 +209,8 @@ def test_a_card_number_with_one_wrong_digit_is_not_a_card(value):
 def test_generated_corpus_is_labelled_with_sources_and_licences():
     from helpers.gate_eval import load_corpus
 
-    generated = json.loads((data_dir() / "gate_corpus_generated.json").read_text(encoding="utf-8"))["cases"]
+    path = data_dir() / "gate_corpus_generated.json"
+    generated = json.loads(path.read_text(encoding="utf-8"))["cases"]
     assert len(load_corpus()) >= 1000
     assert sum(c["expected"] == "allow" for c in generated) >= 400
     for case in generated:
@@ -221,7 +222,8 @@ def test_recall_and_false_blocks_per_category():
     from helpers.gate_eval import load_corpus, score
 
     scores = score(load_corpus())
-    low_recall = {c: s.recall for c, s in scores.items() if s.recall is not None and s.recall < 0.95}
+    low_recall = {c: s.recall for c, s in scores.items()
+                  if s.recall is not None and s.recall < 0.95}
     false_blocks = {c: s.false_block_rate for c, s in scores.items()
                     if s.false_block_rate is not None and s.false_block_rate > 0.01}
     assert low_recall == {} and false_blocks == {}

@@ -18,8 +18,14 @@ def test_without_a_key_the_ledger_keeps_no_digest_at_all():
     state = _state()
     secret = "My PIN is 4821"
     entry = record_decision(state, secret, check(secret))
-    assert entry == LedgerEntry(at="2026-11-30T09:00:00+00:00", allowed=False, rule="secret", scope="global",
-                                text_hmac=None, note_id=None)
+    assert entry == LedgerEntry(
+        at="2026-11-30T09:00:00+00:00",
+        allowed=False,
+        rule="secret",
+        scope="global",
+        text_hmac=None,
+        note_id=None,
+    )
     assert "4821" not in state.to_json()
 
 
@@ -29,9 +35,14 @@ def test_an_unkeyed_guess_cannot_recover_a_pin_from_the_ledger():
     entry = record_decision(state, "My PIN is 4821", check("My PIN is 4821"))
     guesses = {hashlib.sha256(f"My PIN is {n:04d}".encode()).hexdigest() for n in range(10_000)}
     assert entry.text_hmac not in guesses
-    assert entry.text_hmac == hmac.new(b"per-store secret", b"My PIN is 4821", hashlib.sha256).hexdigest()
+    assert (
+        entry.text_hmac
+        == hmac.new(b"per-store secret", b"My PIN is 4821", hashlib.sha256).hexdigest()
+    )
     # Without the key a wrong key proves nothing either.
-    assert all(text_hmac(f"My PIN is {n:04d}", b"other key") != entry.text_hmac for n in range(10_000))
+    assert all(
+        text_hmac(f"My PIN is {n:04d}", b"other key") != entry.text_hmac for n in range(10_000)
+    )
 
 
 def test_the_same_attempt_twice_still_matches_under_one_key():
@@ -51,8 +62,18 @@ def test_the_key_is_never_serialized():
 
 
 def test_an_old_ledger_drops_its_reversible_sha256():
-    old = {"ledger": [{"at": "2026-11-30T09:00:00+00:00", "allowed": False, "rule": "secret", "scope": "global",
-                       "text_sha256": hashlib.sha256(b"My PIN is 4821").hexdigest(), "note_id": None}]}
+    old = {
+        "ledger": [
+            {
+                "at": "2026-11-30T09:00:00+00:00",
+                "allowed": False,
+                "rule": "secret",
+                "scope": "global",
+                "text_sha256": hashlib.sha256(b"My PIN is 4821").hexdigest(),
+                "note_id": None,
+            }
+        ]
+    }
     [entry] = MemoryState.from_dict(old).ledger
     assert entry.text_hmac is None and entry.rule == "secret"
 

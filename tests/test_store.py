@@ -16,6 +16,7 @@ from helpers.store import (
     MIGRATIONS, SCHEMA_VERSION, CorruptStoreError, MemoryStore, SchemaTooNewError, StoreError,
     StoreLockedError, UserMemory, _INSERT_NOTE, _note_row,
 )
+from helpers.write_policy import WritePolicy
 
 NOW = "2026-06-01T09:00:00Z"
 
@@ -86,13 +87,16 @@ def test_older_schema_is_migrated_and_keeps_its_data(tmp_path):
     for statement in MIGRATIONS[0]:
         conn.execute(statement)
     conn.execute("PRAGMA user_version = 1")
-    conn.execute(_INSERT_NOTE, _note_row("acme", "maya", note("Prefers aisle seats"), None, None))
+    conn.execute(_INSERT_NOTE, _note_row("acme", "maya", note("Prefers aisle seats", keywords=["Zürich"]),
+                                         None, None))
     conn.close()
     with MemoryStore.open(path, clock=fixed_clock(NOW)) as s:
-        assert s.schema_version == 2
+        assert s.schema_version == SCHEMA_VERSION
         indexes = {r[0] for r in s._conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
         assert "notes_live" in indexes
         assert texts(s.for_user("acme", "maya").active_notes()) == ["Prefers aisle seats"]
+        # Migration 3 indexed the old note's keywords casefolded.
+        assert texts(s.for_user("acme", "maya").active_notes(keywords=["ZÜRICH"])) == ["Prefers aisle seats"]
 
 
 # -- bad files: a clear error, and not one byte changed -------------------------------------------
@@ -415,7 +419,7 @@ def test_forget_by_id_erases_everywhere_and_audits_without_content(maya):
     assert maya.staged_notes() == [] and "penicillin" not in maya.export_json()
     assert texts(maya.as_of(NOW)) == ["Prefers aisle seats"]
     [entry] = maya.audit_log()
-    assert (entry.action, entry.note_id, entry.at) == ("forget", secret.id, "2026-06-01T09:00:00.000000Z")
+    assert (entry.action, entry.note_id, entry.at) == ("forget", maya._store.audit_id(secret.id), "2026-06-01T09:00:00.000000Z")
     assert "penicillin" not in repr(entry)
     assert maya.forget(secret.id) == 0
 
@@ -438,7 +442,8 @@ def test_forget_matching_is_literal_and_case_insensitive(maya):
 def test_forgotten_text_is_gone_from_the_files_on_disk(tmp_path):
     path = tmp_path / "m.db"
     secret = "Passport number X9Q7-SECRET-4411"
-    with MemoryStore.open(path, clock=fixed_clock(NOW)) as s:
+    # A store whose policy lets anything in, so there is a secret on disk to erase.
+    with MemoryStore.open(path, clock=fixed_clock(NOW), write_policy=WritePolicy()) as s:
         u = s.for_user("acme", "maya")
         u.add_notes([note(secret), note("Prefers aisle seats")])
         u.stage_session_notes("s1", [note(secret + " (again)")])

@@ -140,7 +140,9 @@ async def run_scenario(
     settings = ModelSettings(
         tool_choice=scenario.data.get("tool_choice"), max_tokens=ANSWER_MAX_TOKENS
     )
-    with MemoryStore.open(":memory:", clock=clock, expiry=options.expiry) as store:
+    with MemoryStore.open(
+        ":memory:", clock=clock, expiry=options.expiry, write_policy=options.write_policy
+    ) as store:
         neighbours = {}
         for n in scenario.neighbours:
             handle = _seed(

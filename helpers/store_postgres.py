@@ -1,0 +1,773 @@
+"""The memory store over PostgreSQL, for deployments that outgrow one machine.
+
+Same contract as `helpers.store` (SQLite stays the default): `PostgresMemoryStore.open(conninfo)`
+then `store.for_user(tenant_id, user_id)` gives a handle with the same methods, `search` included.
+The differences are where the guarantees come from:
+
+- Tenant isolation is enforced by the database, not only by the queries: every table has row-level
+  security keyed by `app.tenant` and `app.user`, which each transaction sets for its handle
+  (`set_config(..., true)`: local to the transaction). The store refuses to run as a superuser or
+  a role that bypasses RLS, so a forgotten WHERE clause returns nothing instead of someone else's.
+- Full-text search is a generated `tsvector` column (english) matched with `@@`; `ts_rank` picks the
+  candidates and `helpers.retrieval.rank` scores them exactly as for SQLite.
+- Erasure deletes the rows (and their tsvector) in one transaction with the audit row. PostgreSQL
+  keeps dead row versions until VACUUM reclaims them (autovacuum, or `VACUUM` by the owner):
+  unlike SQLite's secure_delete, the bytes are not zeroed at once.
+
+    admin = "host=/tmp/pg dbname=memory user=postgres"     # the owner, once
+    create_schema(admin, app_password=None)                 # tables, RLS, the memory_app role
+    store = PostgresMemoryStore.open("host=/tmp/pg dbname=memory user=memory_app")
+
+`TemporaryPostgres` starts a throwaway local server from Debian's packages (tests, benchmarks).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+from contextlib import contextmanager
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from helpers.retrieval import (
+    RECALL_LIMIT,
+    SEARCH_LIMIT,
+    THRESHOLD,
+    WEIGHTS,
+    RankWeights,
+    Ranking,
+    ScoredNote,
+)
+from helpers.retrieval import query_terms, rank
+from helpers.state import Clock, MemoryNote, MemoryState, system_clock
+from helpers.store import (
+    EXPORT_FORMAT,
+    AuditEntry,
+    StoreError,
+    _long_term,
+    _NOTE_COLUMNS,
+    _note_row,
+    _SELECT_NOTE,
+    _utc,
+)
+
+APP_ROLE = "memory_app"
+_TABLES = ("notes", "session_notes", "profiles", "audit")
+
+SCHEMA = [
+    """CREATE TABLE notes (
+        tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, id TEXT NOT NULL,
+        text TEXT NOT NULL, keywords TEXT NOT NULL, kind TEXT NOT NULL, scope TEXT NOT NULL,
+        observed_at TEXT NOT NULL, source_ref TEXT NOT NULL, status TEXT NOT NULL,
+        supersedes TEXT, superseded_by TEXT, expires_at TEXT,
+        sensitivity TEXT NOT NULL, confidence DOUBLE PRECISION NOT NULL,
+        session_id TEXT, superseded_at TEXT,
+        observed_utc TEXT NOT NULL, expires_utc TEXT,  -- canonical UTC text, as in SQLite
+        search TSVECTOR GENERATED ALWAYS AS (to_tsvector('english', text || ' ' || keywords))
+            STORED,
+        PRIMARY KEY (tenant_id, user_id, id))""",
+    "CREATE INDEX notes_live ON notes (tenant_id, user_id, status, expires_utc, observed_utc)",
+    """CREATE TABLE session_notes (
+        tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL, id TEXT NOT NULL,
+        note TEXT NOT NULL, expires_utc TEXT, PRIMARY KEY (tenant_id, user_id, session_id, id))""",
+    """CREATE TABLE profiles (
+        tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, profile TEXT NOT NULL,
+        PRIMARY KEY (tenant_id, user_id))""",
+    """CREATE TABLE audit (
+        seq BIGSERIAL PRIMARY KEY, tenant_id TEXT NOT NULL, user_id TEXT NOT NULL,
+        at TEXT NOT NULL, action TEXT NOT NULL, note_id TEXT, reason TEXT NOT NULL)""",
+    "CREATE INDEX audit_by_user ON audit (tenant_id, user_id, seq)",
+    *[
+        statement
+        for table in _TABLES
+        for statement in (
+            f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY",
+            f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY",  # the owner too
+            # A transaction that did not say whose memory it is sees nothing (NULL matches nothing).
+            f"""CREATE POLICY owner_only ON {table}
+            USING (tenant_id = current_setting('app.tenant', true)
+                   AND user_id = current_setting('app.user', true))
+            WITH CHECK (tenant_id = current_setting('app.tenant', true)
+                        AND user_id = current_setting('app.user', true))""",
+        )
+    ],
+]
+
+_INSERT_NOTE = f"""
+    INSERT INTO notes (tenant_id, user_id, id, text, keywords, kind, scope, observed_at, source_ref,
+        status, supersedes, superseded_by, expires_at, sensitivity, confidence, session_id,
+        superseded_at, observed_utc, expires_utc)
+    VALUES ({", ".join(["%s"] * 19)})
+    ON CONFLICT (tenant_id, user_id, id) DO UPDATE SET
+        text = excluded.text, keywords = excluded.keywords, kind = excluded.kind,
+        scope = excluded.scope, observed_at = excluded.observed_at,
+        source_ref = excluded.source_ref,
+        status = excluded.status, supersedes = excluded.supersedes,
+        superseded_by = excluded.superseded_by, expires_at = excluded.expires_at,
+        sensitivity = excluded.sensitivity, confidence = excluded.confidence,
+        session_id = COALESCE(excluded.session_id, notes.session_id),
+        superseded_at = CASE WHEN excluded.status = 'superseded'
+                             THEN COALESCE(excluded.superseded_at, notes.superseded_at) END,
+        observed_utc = excluded.observed_utc, expires_utc = excluded.expires_utc
+"""
+
+
+def _psycopg():
+    try:
+        import psycopg
+    except ImportError as exc:  # pragma: no cover - psycopg is a declared dependency
+        raise StoreError(
+            "the PostgreSQL store needs psycopg: pip install 'psycopg[binary]'"
+        ) from exc
+    return psycopg
+
+
+def create_schema(
+    admin_conninfo: str, *, app_role: str = APP_ROLE, app_password: str | None = None
+) -> None:
+    """Create the tables, their row-level security and the application role (once, as owner)."""
+    psycopg = _psycopg()
+    from psycopg import sql
+
+    with psycopg.connect(admin_conninfo, autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (app_role,)).fetchone()
+        if not exists:
+            conn.execute(
+                sql.SQL("CREATE ROLE {} LOGIN NOSUPERUSER NOBYPASSRLS").format(
+                    sql.Identifier(app_role)
+                )
+            )
+        if app_password is not None:
+            conn.execute(
+                sql.SQL("ALTER ROLE {} PASSWORD {}").format(
+                    sql.Identifier(app_role), sql.Literal(app_password)
+                )
+            )
+        with conn.transaction():
+            for statement in SCHEMA:
+                conn.execute(statement)
+            role = sql.Identifier(app_role)
+            conn.execute(
+                sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON {} TO {}").format(
+                    sql.SQL(", ").join(map(sql.Identifier, _TABLES)), role
+                )
+            )
+            conn.execute(sql.SQL("GRANT USAGE ON SEQUENCE audit_seq_seq TO {}").format(role))
+
+
+class PostgresMemoryStore:
+    """A PostgreSQL database holding every tenant's and user's memory; RLS keeps them apart."""
+
+    def __init__(self, conn: Any, clock: Clock) -> None:
+        self._conn = conn
+        self._lock = threading.RLock()  # one connection, shared by handles and threads
+        self.clock = clock
+
+    @classmethod
+    def open(cls, conninfo: str, *, clock: Clock = system_clock) -> "PostgresMemoryStore":
+        """Connect as the application role; refuse one that RLS would not bind."""
+        psycopg = _psycopg()
+        try:
+            conn = psycopg.connect(conninfo)
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot connect to PostgreSQL: {exc}") from exc
+        try:
+            superuser, bypass = conn.execute(
+                "SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user"
+            ).fetchone()
+            if superuser or bypass:
+                raise StoreError(
+                    "connect as the application role (e.g. memory_app), not as a superuser or "
+                    "a role with BYPASSRLS: row-level security would not apply"
+                )
+            if conn.execute("SELECT to_regclass('notes')").fetchone()[0] is None:
+                raise StoreError(
+                    "no memory tables in this database: run create_schema(admin_conninfo) first"
+                )
+            conn.rollback()
+        except BaseException:
+            conn.close()
+            raise
+        return cls(conn, clock)
+
+    def for_user(self, tenant_id: str, user_id: str) -> "PostgresUserMemory":
+        for name, value in (("tenant_id", tenant_id), ("user_id", user_id)):
+            if not isinstance(value, str) or not value:
+                raise ValueError(f"{name} must be a non-empty string, got {value!r}")
+        return PostgresUserMemory(self, tenant_id, user_id)
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> "PostgresMemoryStore":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _transaction(self, tenant_id: str, user_id: str) -> Iterator[Any]:
+        """One transaction bound to one (tenant, user): RLS shows and accepts only their rows."""
+        psycopg = _psycopg()
+        with self._lock:
+            try:
+                with self._conn.transaction():
+                    self._conn.execute(
+                        "SELECT set_config('app.tenant', %s, true), "
+                        "set_config('app.user', %s, true)",
+                        (tenant_id, user_id),
+                    )
+                    yield self._conn
+            except psycopg.Error as exc:
+                raise StoreError(str(exc)) from exc
+
+
+class PostgresUserMemory:
+    """One user's memory in PostgreSQL: the methods and meaning of `helpers.store.UserMemory`."""
+
+    def __init__(self, store: PostgresMemoryStore, tenant_id: str, user_id: str) -> None:
+        self._store = store
+        self._tenant_id = tenant_id
+        self._user_id = user_id
+
+    @property
+    def tenant_id(self) -> str:
+        return self._tenant_id
+
+    @property
+    def user_id(self) -> str:
+        return self._user_id
+
+    def __repr__(self) -> str:
+        return f"PostgresUserMemory(tenant_id={self._tenant_id!r}, user_id={self._user_id!r})"
+
+    def _tx(self):
+        return self._store._transaction(self._tenant_id, self._user_id)
+
+    def _owner(self, **params: Any) -> dict[str, Any]:
+        return {"tenant": self._tenant_id, "user": self._user_id, **params}
+
+    def _now(self) -> str:
+        return _utc(self._store.clock())
+
+    @staticmethod
+    def _notes(cursor: Any) -> list[MemoryNote]:
+        names = [d.name for d in cursor.description]
+        notes = []
+        for row in cursor.fetchall():
+            data = {k: v for k, v in zip(names, row) if k in _NOTE_COLUMNS}
+            data["keywords"] = json.loads(data["keywords"])
+            notes.append(MemoryNote(**data))
+        return notes
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def load_state(
+        self, default_profile: dict[str, Any] | None = None, **state_fields: Any
+    ) -> MemoryState:
+        with self._tx() as conn:
+            row = conn.execute(
+                "SELECT profile FROM profiles WHERE tenant_id = %(tenant)s AND user_id = %(user)s",
+                self._owner(),
+            ).fetchone()
+            notes = self._active(conn, None, None)
+        profile = json.loads(row[0]) if row else dict(default_profile or {})
+        return MemoryState(profile=profile, global_notes=notes, **state_fields)
+
+    def active_notes(
+        self, keywords: Iterable[str] | None = None, limit: int | None = None
+    ) -> list[MemoryNote]:
+        with self._tx() as conn:
+            return self._active(conn, keywords, limit)
+
+    _LIVE = """tenant_id = %(tenant)s AND user_id = %(user)s AND status = 'active'
+               AND (expires_utc IS NULL OR expires_utc > %(now)s)"""
+
+    def _active(
+        self, conn: Any, keywords: Iterable[str] | None, limit: int | None
+    ) -> list[MemoryNote]:
+        sql = f"SELECT {_SELECT_NOTE} FROM notes WHERE {self._LIVE}"
+        params = self._owner(now=self._now(), limit=limit)
+        if keywords is not None:
+            sql += """ AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(keywords::jsonb) AS k
+                                   WHERE lower(k) = ANY(%(wanted)s))"""
+            params["wanted"] = sorted({k.lower() for k in keywords})
+        sql += " ORDER BY observed_utc DESC, id DESC LIMIT %(limit)s"
+        return self._notes(conn.execute(sql, params))[::-1]
+
+    def as_of(self, instant: str | datetime) -> list[MemoryNote]:
+        with self._tx() as conn:
+            cur = conn.execute(
+                f"""
+                SELECT {_SELECT_NOTE}, superseded_at FROM notes
+                WHERE tenant_id = %(tenant)s AND user_id = %(user)s AND status != 'deleted'
+                  AND observed_utc <= %(at)s AND (superseded_at IS NULL OR superseded_at > %(at)s)
+                  AND (expires_utc > %(at)s OR (expires_utc IS NULL AND status != 'expired'))
+                ORDER BY observed_utc, id""",
+                self._owner(at=_utc(instant)),
+            )
+            rows = cur.fetchall()
+            names = [d.name for d in cur.description]
+        notes = []
+        for row in rows:
+            data = dict(zip(names, row))
+            note = MemoryNote(
+                **{**{k: data[k] for k in _NOTE_COLUMNS}, "keywords": json.loads(data["keywords"])}
+            )
+            notes.append(
+                replace(note, status="active", superseded_by=None)
+                if data["superseded_at"]
+                else note
+            )
+        return notes
+
+    def staged_notes(self, session_id: str | None = None) -> list[MemoryNote]:
+        sql = """SELECT note FROM session_notes WHERE tenant_id = %(tenant)s AND user_id = %(user)s
+                 AND (expires_utc IS NULL OR expires_utc > %(now)s)"""
+        if session_id is not None:
+            sql += " AND session_id = %(session)s"
+        with self._tx() as conn:
+            rows = conn.execute(
+                sql + " ORDER BY session_id, id", self._owner(now=self._now(), session=session_id)
+            ).fetchall()
+        return [MemoryNote.from_dict(json.loads(r[0])) for r in rows]
+
+    def pending_sessions(self) -> list[str]:
+        with self._tx() as conn:
+            rows = conn.execute(
+                """SELECT DISTINCT session_id FROM session_notes
+                         WHERE tenant_id = %(tenant)s AND user_id = %(user)s ORDER BY session_id""",
+                self._owner(),
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def audit_log(self) -> list[AuditEntry]:
+        with self._tx() as conn:
+            rows = conn.execute(
+                """SELECT at, action, note_id, reason FROM audit
+                                WHERE tenant_id = %(tenant)s AND user_id = %(user)s ORDER BY seq""",
+                self._owner(),
+            ).fetchall()
+        return [AuditEntry(*r) for r in rows]
+
+    def search(
+        self,
+        query: str,
+        *,
+        kinds: Iterable[str] | None = None,
+        limit: int = SEARCH_LIMIT,
+        threshold: float = THRESHOLD,
+        weights: RankWeights = WEIGHTS,
+    ) -> list[ScoredNote]:
+        """This user's live notes that serve `query`, best first (see `UserMemory.search`)."""
+        return self.search_ranking(
+            query, kinds=kinds, limit=limit, threshold=threshold, weights=weights
+        ).kept
+
+    def search_ranking(
+        self,
+        query: str,
+        *,
+        kinds: Iterable[str] | None = None,
+        limit: int = SEARCH_LIMIT,
+        threshold: float = THRESHOLD,
+        weights: RankWeights = WEIGHTS,
+    ) -> Ranking:
+        terms = query_terms(query)
+        if not terms:
+            return Ranking([])
+        params = self._owner(
+            now=self._now(),
+            tsquery=" | ".join(terms),
+            recall=RECALL_LIMIT,
+            kinds=None if kinds is None else sorted(set(kinds)),
+        )
+        with self._tx() as conn:
+            cur = conn.execute(
+                f"""
+                SELECT {_SELECT_NOTE} FROM notes, to_tsquery('english', %(tsquery)s) AS q
+                WHERE {self._LIVE} AND search @@ q
+                  AND (%(kinds)s::text[] IS NULL OR kind = ANY(%(kinds)s::text[]))
+                ORDER BY ts_rank(search, q) DESC, observed_utc DESC LIMIT %(recall)s""",
+                params,
+            )
+            notes = self._notes(cur)
+            total = conn.execute(
+                f"SELECT count(*) FROM notes WHERE {self._LIVE}", params
+            ).fetchone()[0]
+        return rank(
+            notes,
+            query,
+            self._store.clock(),
+            total_notes=total,
+            limit=limit,
+            threshold=threshold,
+            weights=weights,
+        )
+
+    def live_note_count(self) -> int:
+        with self._tx() as conn:
+            return conn.execute(
+                f"SELECT count(*) FROM notes WHERE {self._LIVE}", self._owner(now=self._now())
+            ).fetchone()[0]
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def save_profile(self, profile: dict[str, Any]) -> None:
+        with self._tx() as conn:
+            conn.execute(
+          """INSERT INTO profiles (tenant_id, user_id, profile) VALUES (%(tenant)s, %(user)s, %(p)s)
+                       ON CONFLICT (tenant_id, user_id) DO UPDATE SET profile = excluded.profile""",
+                self._owner(p=json.dumps(profile, ensure_ascii=False)),
+            )
+
+    def add_notes(self, notes: Iterable[MemoryNote], *, session_id: str | None = None) -> int:
+        notes = _long_term(notes)
+        with self._tx() as conn:
+            self._write_notes(conn, notes, session_id, [])
+        return len(notes)
+
+    def stage_session_notes(self, session_id: str, notes: Iterable[MemoryNote]) -> int:
+        notes = list(notes)
+        rows = [
+            self._owner(
+                session=session_id,
+                id=n.id,
+                note=json.dumps(n.to_dict(), ensure_ascii=False),
+                expires=_utc(n.expires_at) if n.expires_at else None,
+            )
+            for n in notes
+        ]
+        with self._tx() as conn, conn.cursor() as cur:
+            cur.executemany(
+                """INSERT INTO session_notes (tenant_id, user_id, session_id, id, note, expires_utc)
+                   VALUES (%(tenant)s, %(user)s, %(session)s, %(id)s, %(note)s, %(expires)s)
+                   ON CONFLICT (tenant_id, user_id, session_id, id)
+                   DO UPDATE SET note = excluded.note, expires_utc = excluded.expires_utc""",
+                rows,
+            )
+        return len(rows)
+
+    def commit_consolidation(
+        self, session_id: str, merged_notes: Iterable[MemoryNote], superseded: Iterable[str] = ()
+    ) -> None:
+        notes = _long_term(merged_notes)
+        with self._tx() as conn:
+            self._write_notes(conn, notes, session_id, list(superseded))
+            conn.execute(
+                """DELETE FROM session_notes WHERE tenant_id = %(tenant)s AND user_id = %(user)s
+                            AND session_id = %(session)s""",
+                self._owner(session=session_id),
+            )
+
+    def _write_notes(
+        self, conn: Any, notes: list[MemoryNote], session_id: str | None, superseded: list[str]
+    ) -> None:
+        with conn.cursor() as cur:
+            cur.executemany(
+                _INSERT_NOTE,
+                [_note_row(self._tenant_id, self._user_id, n, session_id, None) for n in notes],
+            )
+            links = [self._owner(old=n.supersedes, new=n.id) for n in notes if n.supersedes]
+            links += [self._owner(old=old, new=None) for old in superseded]
+            cur.executemany(
+                """UPDATE notes SET status = 'superseded',
+                                   superseded_by = COALESCE(%(new)s, superseded_by)
+                               WHERE tenant_id = %(tenant)s AND user_id = %(user)s AND id = %(old)s
+                                 AND status = 'active'""",
+                links,
+            )
+        conn.execute(
+            """UPDATE notes SET superseded_at = COALESCE(
+                          (SELECT s.observed_utc FROM notes AS s WHERE s.tenant_id = notes.tenant_id
+                             AND s.user_id = notes.user_id AND s.id = notes.superseded_by), %(now)s)
+                       WHERE tenant_id = %(tenant)s AND user_id = %(user)s AND status = 'superseded'
+                          AND superseded_at IS NULL""",
+            self._owner(now=self._now()),
+        )
+
+    def forget(
+        self,
+        note_id: str | None = None,
+        *,
+        matching: str | None = None,
+        reason: str = "user request",
+    ) -> int:
+        """Erase notes by id or by text (any case); one audit row per note, never its text."""
+        if (note_id is None) == (matching is None):
+            raise ValueError("forget needs exactly one of note_id or matching")
+        if matching is not None and (not matching.strip() or matching.lower() in reason.lower()):
+            raise ValueError("matching must be non-empty, and the audit reason must not repeat it")
+        if note_id is not None:
+            params = self._owner(id=note_id)
+            where = staged_where = "id = %(id)s"
+        else:
+            params = self._owner(needle=matching.lower())
+            where = "strpos(lower(text), %(needle)s) > 0"
+            staged_where = "strpos(lower(note::jsonb->>'text'), %(needle)s) > 0"
+        owner = "tenant_id = %(tenant)s AND user_id = %(user)s"
+        with self._tx() as conn:
+            ids = [
+                r[0]
+                for r in conn.execute(
+                    f"""SELECT id FROM notes WHERE {owner} AND {where}
+                 UNION SELECT id FROM session_notes WHERE {owner} AND {staged_where} ORDER BY id""",
+                    params,
+                ).fetchall()
+            ]
+            conn.execute(f"DELETE FROM notes WHERE {owner} AND {where}", params)
+            conn.execute(f"DELETE FROM session_notes WHERE {owner} AND {staged_where}", params)
+            with conn.cursor() as cur:
+                cur.executemany(
+                    """INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
+                             VALUES (%(tenant)s, %(user)s, %(at)s, 'forget', %(id)s, %(reason)s)""",
+                    [self._owner(at=self._now(), id=i, reason=reason) for i in ids],
+                )
+        return len(ids)
+
+    def erase_user(self, *, reason: str = "user request") -> int:
+        """Erase everything stored for this user (profile, notes, staged notes, audit history),
+        leaving one audit row that holds counts, never content. Returns the notes erased."""
+        owner = "tenant_id = %(tenant)s AND user_id = %(user)s"
+        with self._tx() as conn:
+            notes, staged, profiles = (conn.execute(f"SELECT count(*) FROM {table} WHERE {owner}",
+                                                    self._owner()).fetchone()[0]
+                                       for table in ("notes", "session_notes", "profiles"))
+            for table in ("notes", "session_notes", "profiles", "audit"):
+                conn.execute(f"DELETE FROM {table} WHERE {owner}", self._owner())
+            summary = f"erased the user: {notes} notes, {staged} staged notes, {profiles} profile"
+            conn.execute("""INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
+                            VALUES (%(tenant)s, %(user)s, %(at)s, 'erase_user', NULL, %(reason)s)""",
+                         self._owner(at=self._now(), reason=f"{reason}; {summary}"))
+        return notes + staged
+
+    # -- export and import ---------------------------------------------------------------------
+
+    def export_json(self) -> str:
+        with self._tx() as conn:
+            row = conn.execute(
+                "SELECT profile FROM profiles WHERE tenant_id = %(tenant)s AND user_id = %(user)s",
+                self._owner(),
+            ).fetchone()
+            cur = conn.execute(
+                f"""SELECT {_SELECT_NOTE}, session_id, superseded_at FROM notes
+                                   WHERE tenant_id = %(tenant)s AND user_id = %(user)s
+                                   ORDER BY observed_utc, id""",
+                self._owner(),
+            )
+            names = [d.name for d in cur.description]
+            notes = [dict(zip(names, r)) for r in cur.fetchall()]
+            staged = conn.execute(
+                """SELECT session_id, note FROM session_notes
+                                     WHERE tenant_id = %(tenant)s AND user_id = %(user)s
+                                     ORDER BY session_id, id""",
+                self._owner(),
+            ).fetchall()
+        exported = []
+        for data in notes:
+            note = MemoryNote(
+                **{**{k: data[k] for k in _NOTE_COLUMNS}, "keywords": json.loads(data["keywords"])}
+            )
+            exported.append(
+                {
+                    **note.to_dict(),
+                    "session_id": data["session_id"],
+                    "superseded_at": data["superseded_at"],
+                }
+            )
+        return json.dumps(
+            {
+                "format": EXPORT_FORMAT,
+                "version": 1,
+                "tenant_id": self._tenant_id,
+                "user_id": self._user_id,
+                "profile": json.loads(row[0]) if row else None,
+                "notes": exported,
+                "staged": [{"session_id": s, "note": json.loads(n)} for s, n in staged],
+            },
+            indent=2,
+            ensure_ascii=False,
+        )
+
+    def import_json(self, text: str) -> int:
+        try:
+            document = json.loads(text)
+            if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
+                raise ValueError(f"not a {EXPORT_FORMAT} document")
+            if document.get("version") != 1:
+                raise ValueError(f"unsupported export version {document.get('version')!r}")
+            rows = []
+            for item in document["notes"]:
+                item = dict(item)
+                session_id, superseded_at = item.pop("session_id"), item.pop("superseded_at")
+                rows.append(
+                    _note_row(
+                        self._tenant_id,
+                        self._user_id,
+                        MemoryNote.from_dict(item),
+                        session_id,
+                        _utc(superseded_at) if superseded_at else None,
+                    )
+                )
+            staged = [
+                (i["session_id"], MemoryNote.from_dict(i["note"])) for i in document["staged"]
+            ]
+            profile = document["profile"]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"cannot import: {exc}") from exc
+        with self._tx() as conn, conn.cursor() as cur:
+            for table in ("notes", "session_notes", "profiles"):
+                cur.execute(
+                    f"DELETE FROM {table} WHERE tenant_id = %(tenant)s AND user_id = %(user)s",
+                    self._owner(),
+                )
+            cur.executemany(_INSERT_NOTE, rows)
+            if profile is not None:
+                cur.execute(
+                    "INSERT INTO profiles VALUES (%(tenant)s, %(user)s, %(p)s)",
+                    self._owner(p=json.dumps(profile, ensure_ascii=False)),
+                )
+            cur.executemany(
+                "INSERT INTO session_notes VALUES "
+                "(%(tenant)s, %(user)s, %(s)s, %(id)s, %(note)s, %(e)s)",
+                [
+                    self._owner(
+                        s=s,
+                        id=n.id,
+                        note=json.dumps(n.to_dict(), ensure_ascii=False),
+                        e=_utc(n.expires_at) if n.expires_at else None,
+                    )
+                    for s, n in staged
+                ],
+            )
+            cur.execute(
+                """INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
+                           VALUES (%(tenant)s, %(user)s, %(at)s, 'import', NULL, %(reason)s)""",
+                self._owner(
+                    at=self._now(), reason=f"replaced memory with {len(rows)} imported notes"
+                ),
+            )
+        return len(rows)
+
+
+# -- a throwaway local server -------------------------------------------------------------------
+
+INSTALL_HINT = (
+    "sudo apt-get install postgresql "
+    "(Debian/Ubuntu; initdb and pg_ctl under /usr/lib/postgresql/*/bin)"
+)
+
+
+def find_postgres_bin() -> Path | None:
+    """The folder of initdb and pg_ctl: on PATH, or Debian's /usr/lib/postgresql/<version>/bin."""
+    found = shutil.which("initdb")
+    if found:
+        return Path(found).resolve().parent  # /usr/local/bin may hold only a symlink to initdb
+    versions = sorted(
+        Path("/usr/lib/postgresql").glob("*/bin/initdb"),
+        key=lambda p: int(p.parent.parent.name) if p.parent.parent.name.isdigit() else 0,
+    )
+    return versions[-1].parent if versions else None
+
+
+class TemporaryPostgres:
+    """A PostgreSQL server in a temporary folder, on a unix socket only; `stop()` removes it.
+
+    initdb refuses to run as root, so as root the server runs as the `postgres` system user.
+    """
+
+    def __init__(self, bin_dir: Path | None = None, database: str = "memory") -> None:
+        self.bin_dir = bin_dir or find_postgres_bin()
+        if self.bin_dir is None:
+            raise FileNotFoundError(f"PostgreSQL is not installed: {INSTALL_HINT}")
+        self.database = database
+        self.folder = Path(tempfile.mkdtemp(prefix="memory-pg-"))
+        self.data, self.socket = self.folder / "data", self.folder / "socket"
+        self.socket.mkdir()
+        self._as = []
+        if os.geteuid() == 0:
+            self._as = ["runuser", "-u", "postgres", "--"]
+            shutil.chown(self.folder, "postgres")
+            shutil.chown(self.socket, "postgres")
+        self.superuser = "postgres" if self._as else os.environ.get("USER", "postgres")
+        try:
+            self._run(
+                "initdb",
+                "-D",
+                str(self.data),
+                "-U",
+                self.superuser,
+                "-A",
+                "trust",
+                "--no-sync",
+                "-E",
+                "UTF8",
+                "--locale=C",
+            )
+        except BaseException:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            raise
+        # A unix socket only (no TCP port to collide with), and no fsync: the data is thrown away.
+        options = f"-k {self.socket} -c listen_addresses='' -c fsync=off -c full_page_writes=off"
+        self._run(
+            "pg_ctl",
+            "-D",
+            str(self.data),
+            "-o",
+            options,
+            "-l",
+            str(self.folder / "log"),
+            "-w",
+            "start",
+        )
+        try:
+            self._run("createdb", "-h", str(self.socket), "-U", self.superuser, database)
+        except BaseException:
+            self.stop()
+            raise
+
+    def _run(self, tool: str, *args: str) -> None:
+        done = subprocess.run(
+            [*self._as, str(self.bin_dir / tool), *args],
+            capture_output=True,
+            text=True,
+            cwd=self.folder,
+        )
+        if done.returncode != 0:
+            raise RuntimeError(
+                f"{tool} failed ({done.returncode}): {done.stderr.strip() or done.stdout.strip()}"
+            )
+
+    def conninfo(self, user: str | None = None) -> str:
+        return f"host={self.socket} dbname={self.database} user={user or self.superuser}"
+
+    def stop(self) -> None:
+        try:
+            self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
+        finally:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+    def __enter__(self) -> "TemporaryPostgres":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+__all__ = [
+    "APP_ROLE",
+    "INSTALL_HINT",
+    "PostgresMemoryStore",
+    "PostgresUserMemory",
+    "SCHEMA",
+    "TemporaryPostgres",
+    "create_schema",
+    "find_postgres_bin",
+]

@@ -1,0 +1,290 @@
+"""One contract, two backends: SQLite (the default) and PostgreSQL (row-level security).
+
+The PostgreSQL half starts a throwaway server from Debian's packages (helpers.store_postgres.
+TemporaryPostgres). Without PostgreSQL it is skipped with the install command, except under CI=true,
+where a missing PostgreSQL fails the run.
+"""
+
+import inspect
+import json
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from helpers.retrieval_eval import evaluate, load_labelled_set
+from helpers.state import MemoryNote, fixed_clock
+from helpers.store import MemoryStore, StoreError, UserMemory
+from helpers.store_postgres import (
+    INSTALL_HINT,
+    PostgresMemoryStore,
+    PostgresUserMemory,
+    TemporaryPostgres,
+    create_schema,
+    find_postgres_bin,
+)
+
+NOW = "2026-06-01T09:00:00Z"
+
+
+def note(text, observed_at="2026-05-01", **fields):
+    return MemoryNote(text=text, observed_at=observed_at, **fields)
+
+
+def texts(notes):
+    return [getattr(n, "note", n).text for n in notes]
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    if find_postgres_bin() is None:
+        message = f"PostgreSQL is needed for the contract tests: {INSTALL_HINT}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    server = TemporaryPostgres()
+    try:
+        create_schema(server.conninfo())
+        yield server
+    finally:
+        server.stop()
+
+
+class Backends:
+    """Fresh, empty stores of one backend."""
+
+    def __init__(self, name, server=None):
+        self.name, self.server = name, server
+
+    def open(self, clock=fixed_clock(NOW)):
+        if self.name == "sqlite":
+            return MemoryStore.open(clock=clock)
+        import psycopg
+
+        with psycopg.connect(self.server.conninfo(), autocommit=True) as admin:
+            admin.execute("TRUNCATE notes, session_notes, profiles, audit")
+        return PostgresMemoryStore.open(self.server.conninfo("memory_app"), clock=clock)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request):
+    if request.param == "sqlite":
+        return Backends("sqlite")
+    return Backends("postgres", request.getfixturevalue("postgres"))
+
+
+@pytest.fixture
+def store(backend):
+    with backend.open() as s:
+        yield s
+
+
+# -- the contract ----------------------------------------------------------------------------------
+
+
+def test_no_public_handle_method_takes_a_user_or_tenant():
+    for cls in (UserMemory, PostgresUserMemory):
+        for name, member in inspect.getmembers(cls, inspect.isfunction):
+            if not name.startswith("_"):
+                assert not {
+                    p for p in inspect.signature(member).parameters if "user" in p or "tenant" in p
+                }
+    public = lambda cls: {
+        n for n, _ in inspect.getmembers(cls, inspect.isfunction) if not n.startswith("_")
+    }  # noqa: E731
+    assert public(UserMemory) <= public(PostgresUserMemory)
+
+
+def test_notes_profile_keywords_limit_and_expiry(store):
+    u = store.for_user("acme", "maya")
+    u.save_profile({"name": "Maya"})
+    u.add_notes(
+        [
+            note("Prefers aisle seats", "2026-01-01", keywords=["Seat"]),
+            note("Hotel near transit", "2026-02-01", keywords=["hotel"]),
+            note("Budget under 250", "2026-03-01", keywords=["hotel", "budget"]),
+            note("Old promo code", expires_at="2026-05-02"),
+        ]
+    )
+    assert texts(u.active_notes()) == [
+        "Prefers aisle seats",
+        "Hotel near transit",
+        "Budget under 250",
+    ]
+    assert texts(u.active_notes(keywords=["HOTEL"], limit=1)) == ["Budget under 250"]
+    assert u.load_state({"name": "?"}).profile == {"name": "Maya"} and u.live_note_count() == 3
+    u.stage_session_notes("s1", [note("Window seat this time", scope="session")])
+    assert texts(u.staged_notes("s1")) == ["Window seat this time"] and u.pending_sessions() == [
+        "s1"
+    ]
+
+
+def test_consolidation_supersedes_and_as_of_sees_the_past(store):
+    u = store.for_user("acme", "maya")
+    u.add_notes([note("Lives in Brisbane", "2025-11-02", id="mem_b")])
+    u.stage_session_notes("s1", [note("Moved to Sydney", "2026-05-20")])
+    u.commit_consolidation("s1", [note("Lives in Sydney", "2026-05-20", supersedes="mem_b")])
+    assert texts(u.active_notes()) == ["Lives in Sydney"] and u.pending_sessions() == []
+    assert texts(u.as_of("2026-01-01")) == ["Lives in Brisbane"]
+    assert texts(u.search("where do I live")) == ["Lives in Sydney"]
+
+
+def test_forget_erases_notes_and_staged_notes_with_an_audit_row(store):
+    u = store.for_user("acme", "maya")
+    secret = note("Allergic to penicillin", keywords=["health"])
+    u.add_notes([secret, note("Prefers aisle seats")])
+    u.stage_session_notes("s1", [secret])
+    assert u.forget(matching="PENICILLIN", reason="health data") == 1
+    assert texts(u.active_notes()) == ["Prefers aisle seats"] and u.staged_notes() == []
+    assert u.search("penicillin allergy") == [] and "penicillin" not in u.export_json()
+    [entry] = u.audit_log()
+    assert (entry.action, entry.note_id, entry.reason) == ("forget", secret.id, "health data")
+    assert u.forget(secret.id) == 0
+    with pytest.raises(ValueError):
+        u.forget(matching="aisle", reason="the aisle note")
+
+
+def test_erase_user_leaves_one_content_free_audit_row_and_other_users_alone(store):
+    maya, sam = store.for_user("acme", "maya"), store.for_user("acme", "sam")
+    maya.save_profile({"name": "Maya Quintessa"})
+    maya.add_notes([note("Allergic to penicillin", keywords=["health"]), note("Prefers aisle seats")])
+    maya.stage_session_notes("s1", [note("Window seat this time")])
+    maya.forget(matching="aisle")
+    sam.add_notes([note("Sam likes trains")])
+    assert maya.erase_user(reason="account closed") == 2
+    document = json.loads(maya.export_json())
+    assert (document["profile"], document["notes"], document["staged"]) == (None, [], [])
+    [entry] = maya.audit_log()
+    assert entry.action == "erase_user" and entry.note_id is None and "Quintessa" not in entry.reason
+    assert maya.search("penicillin") == [] and texts(sam.active_notes()) == ["Sam likes trains"]
+
+
+def test_search_filters_kinds_and_carries_the_source(store):
+    u = store.for_user("acme", "maya")
+    u.add_notes(
+        [
+            note("Hotel near the station", kind="preference", source_ref="s1#turn1"),
+            note("Hotel in Berlin booked for the fair", kind="event", source_ref="s2#turn3"),
+            note("Superseded hotel note", status="superseded"),
+        ]
+    )
+    [event] = u.search("Which hotel in Berlin?", kinds=["event"])
+    assert event.source_ref == "s2#turn3" and event.score <= 1.0
+    assert sorted(texts(u.search("hotel"))) == [
+        "Hotel in Berlin booked for the fair",
+        "Hotel near the station",
+    ]
+    assert u.search("") == [] and u.search("zebra") == []
+
+
+def test_export_from_one_backend_imports_into_the_other(store):
+    with MemoryStore.open(clock=fixed_clock(NOW)) as sqlite:
+        src = sqlite.for_user("acme", "maya")
+        src.save_profile({"name": "Maya"})
+        src.add_notes(
+            [note("Lives in Brisbane", "2025-11-02", id="mem_b"), note("Prefers aisle seats")]
+        )
+        src.commit_consolidation("s0", [note("Lives in Sydney", "2026-05-20", supersedes="mem_b")])
+        src.stage_session_notes("s1", [note("Window this time", scope="session")])
+        exported = src.export_json()
+    dst = store.for_user("globex", "maya-copy")
+    assert dst.import_json(exported) == 3
+    again = json.loads(dst.export_json())
+    for key in ("profile", "notes", "staged"):
+        assert again[key] == json.loads(exported)[key]
+    assert [e.action for e in dst.audit_log()] == ["import"]
+
+
+def test_the_labelled_set_meets_the_precision_target_on_both_backends(backend):
+    report = evaluate(5, store=backend.open(fixed_clock(load_labelled_set()["now"])))
+    assert report.precision >= 0.8, str(report)
+
+
+# -- isolation: no note crosses a (tenant, user) boundary, whatever the data -----------------------
+
+OWNERS = [(t, u) for t in ("acme", "Acme", "glo'bex") for u in ("maya", "Maya", "%")]
+WORDS = [
+    "aisle seats",
+    "vegan meals",
+    "hotel near transit",
+    "50% off",
+    "O'Hare layovers",
+    "window seats",
+]
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    writes=st.lists(
+        st.tuples(st.sampled_from(OWNERS), st.sampled_from(WORDS)), min_size=1, max_size=20
+    ),
+    query=st.sampled_from(WORDS + ["seats", "hotel meals layovers", "%"]),
+)
+def test_no_note_ever_reaches_another_owner(backend, writes, query):
+    with backend.open() as store:
+        mine = {o: set() for o in OWNERS}
+        for i, (owner, words) in enumerate(writes):
+            n = note(f"Note {i}: {words}", keywords=words.split()[:1])
+            store.for_user(*owner).add_notes([n])
+            mine[owner].add(n.id)
+        for owner in OWNERS:
+            handle = store.for_user(*owner)
+            seen = {n.id for n in handle.active_notes()} | {
+                s.note.id for s in handle.search(query, threshold=0)
+            }
+            seen |= {n["id"] for n in json.loads(handle.export_json())["notes"]}
+            assert seen <= mine[owner], owner
+            assert {n.id for n in handle.active_notes()} == mine[owner]
+
+
+# -- PostgreSQL: the database itself keeps tenants apart -------------------------------------------
+
+
+@pytest.fixture
+def pg_store(postgres):
+    with Backends("postgres", postgres).open() as s:
+        yield s
+
+
+def test_row_level_security_hides_and_refuses_other_owners_rows(pg_store):
+    pg_store.for_user("acme", "maya").add_notes([note("Prefers aisle seats")])
+    pg_store.for_user("globex", "sam").add_notes([note("Prefers window seats")])
+    # Queries with no owner filter at all: the database still shows one owner's rows only.
+    with pg_store._transaction("acme", "maya") as conn:
+        assert [r[0] for r in conn.execute("SELECT text FROM notes")] == ["Prefers aisle seats"]
+        assert (
+            conn.execute(
+                "SELECT count(*) FROM notes WHERE to_tsvector('english', text) @@ "
+                "to_tsquery('english', 'seat')"
+            ).fetchone()[0]
+            == 1
+        )
+        assert conn.execute("DELETE FROM notes WHERE user_id = 'sam'").rowcount == 0
+    with pg_store._lock:  # a transaction that never said whose memory it is sees nothing
+        assert pg_store._conn.execute("SELECT count(*) FROM notes").fetchone()[0] == 0
+        pg_store._conn.rollback()
+    with pytest.raises(StoreError, match="row-level security"):
+        with pg_store._transaction("acme", "maya") as conn:
+            conn.execute("INSERT INTO profiles VALUES ('globex', 'sam', '{}')")
+    assert texts(pg_store.for_user("globex", "sam").active_notes()) == ["Prefers window seats"]
+
+
+def test_the_store_refuses_a_role_that_bypasses_row_level_security(postgres):
+    with pytest.raises(StoreError, match="application role"):
+        PostgresMemoryStore.open(postgres.conninfo())
+
+
+def test_without_the_tables_the_store_says_how_to_create_them(postgres):
+    import psycopg
+
+    with psycopg.connect(postgres.conninfo(), autocommit=True) as admin:
+        admin.execute("DROP DATABASE IF EXISTS empty_memory")
+        admin.execute("CREATE DATABASE empty_memory")
+    conninfo = postgres.conninfo("memory_app").replace(
+        f"dbname={postgres.database}", "dbname=empty_memory"
+    )
+    with pytest.raises(StoreError, match="create_schema"):
+        PostgresMemoryStore.open(conninfo)
