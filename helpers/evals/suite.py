@@ -93,13 +93,10 @@ def format_table(suite: SuiteResult, timing: bool = True) -> str:
 
 
 def compare_table(suites: Iterable[SuiteResult]) -> str:
-    """Scenario by agent: PASS/FAIL and must checks met, then each agent's totals."""
+    """Scenario by agent: PASS/FAIL, must checks met and capture recall; then the totals."""
     suites = list(suites)
-    labels = [s.model_label[:22] for s in suites]
-    width = max(24, *(len(label) + 2 for label in labels))
-    lines = [f"{'scenario':<30}" + "".join(f"{label:>{width}}" for label in labels)]
-    lines.append("-" * len(lines[0]))
     names = list(dict.fromkeys(r.name for s in suites for r in s.results))
+    rows = []
     for name in names:
         cells = []
         for suite in suites:
@@ -107,16 +104,27 @@ def compare_table(suites: Iterable[SuiteResult]) -> str:
             cells.append(
                 "-"
                 if r is None
-                else f"{'PASS' if r.passed else 'FAIL'} must {_ratio(r.must_met)} recall "
-                f"{_pct(r.metrics['capture_recall'])}"
+                else f"{'PASS' if r.passed else 'FAIL'} {_ratio(r.must_met):>5} "
+                f"{_pct(r.metrics['capture_recall']):>4}"
             )
-        lines.append(f"{name:<30}" + "".join(f"{c:>{width}}" for c in cells))
-    totals = [
-        f"{sum(r.passed for r in s.results)}/{len(s.results)} pass, recall {_pct(s.capture_recall)}"
-        for s in suites
-    ]
-    lines.append(f"{'total':<30}" + "".join(f"{t:>{width}}" for t in totals))
-    return "\n".join(lines)
+        rows.append([name, *cells])
+    rows.append(
+        ["total"]
+        + [
+            f"{sum(r.passed for r in s.results)}/{len(s.results)} pass {_pct(s.capture_recall):>4}"
+            for s in suites
+        ]
+    )
+    head = ["scenario", *(s.model_label[:24] for s in suites)]
+    widths = [max(len(row[i]) for row in [head, *rows]) for i in range(len(head))]
+
+    def line(row: list[str]) -> str:
+        return "  ".join(
+            c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))
+        )
+
+    out = [line(head), "-" * len(line(head)), *map(line, rows)]
+    return "\n".join(out + ["cells: result, must checks met, capture recall"])
 
 
 def _label(model: Model | None, adversary: bool) -> str:
