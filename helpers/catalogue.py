@@ -269,15 +269,24 @@ def _fold(text: Any) -> str:
     return " ".join(str(text or "").replace("-", " ").split()).casefold()
 
 
+# City codes that name all of a city's airports.
+_METRO_CODES = {"tyo": "tokyo", "osa": "osaka", "sel": "seoul", "lon": "london", "mel": "melbourne"}
+
+
 def airports_for(place: str, catalogue: Catalogue) -> list[str]:
     """Airport codes for a code or city name ("SYD", "Tokyo", "Sydney (SYD)", "sydney airport")."""
     folded = _fold(place)
     codes = {a["code"].casefold(): a["code"] for a in catalogue.airports}
     if folded in codes:
         return [codes[folded]]
+    folded = _METRO_CODES.get(folded, folded)
     by_city = [a["code"] for a in catalogue.airports if _fold(a["city"]) == folded]
     if by_city:
         return by_city
+    # A made-up code that starts one city's name ("TOK"): small models write these.
+    prefixed = {a["city"] for a in catalogue.airports if len(folded) == 3 and _fold(a["city"]).startswith(folded)}
+    if len(prefixed) == 1:
+        return [a["code"] for a in catalogue.airports if a["city"] in prefixed]
     # A longer phrase: any code or city name inside it.
     words = set(re.findall(r"[a-z]+", folded))
     found = [a["code"] for a in catalogue.airports
@@ -556,39 +565,39 @@ def _today(ctx: RunContextWrapper[Any]) -> date:
 @function_tool
 def search_flights(ctx: RunContextWrapper[Any], origin: str, destination: str, date: str, seat: str,
                    cabin: str, airline: str) -> str:
-    """Search flights. Fill what the user did not say from memory (home airport, seat, cabin, airline).
+    """Search flights. Arguments the user did not say come from memory and the profile.
 
     Args:
-        origin: City or airport code to fly from, e.g. "Sydney" or "SYD".
-        destination: City or airport code to fly to, e.g. "Tokyo".
-        date: YYYY-MM-DD, or words like "next Friday" or "4 December".
-        seat: "aisle", "window" or "any".
-        cabin: "economy", "premium economy", "business" or "first".
-        airline: Airline name, or "" for any.
+        origin: City to fly from; if the user did not say, the remembered home airport or city.
+        destination: City to fly to, e.g. "Tokyo".
+        date: YYYY-MM-DD, or the user's words, e.g. "next Friday".
+        seat: The remembered seat preference, "aisle" or "window"; "any" only if memory has none.
+        cabin: "economy", "premium economy", "business" or "first"; economy unless remembered.
+        airline: The remembered airline, or "" for any.
     """
     return flight_results(origin, destination, date, seat, cabin, airline, today=_today(ctx))
 
 
 @function_tool
 def search_hotels(city: str, max_price: int, features: list[str]) -> str:
-    """Search hotels. Fill what the user did not say from memory (nightly budget, location, gym).
+    """Search hotels. Arguments the user did not say come from memory and the profile.
 
     Args:
-        city: City or airport code, e.g. "Tokyo".
-        max_price: Highest nightly price in AUD, or 0 for no limit.
-        features: Any of "near transport", "gym", "pool", "quiet"; [] for none.
+        city: City, e.g. "Tokyo".
+        max_price: The remembered nightly budget in AUD; 0 only if memory has none.
+        features: Remembered wishes among "near transport", "gym", "pool", "quiet"; [] if none.
     """
     return hotel_results(city, max_price, features)
 
 
 @function_tool
 def search_restaurants(city: str, diet: str, cuisine: str) -> str:
-    """Search restaurants. Fill what the user did not say from memory (diet, favourite food).
+    """Search restaurants. Arguments the user did not say come from memory and the profile.
 
     Args:
-        city: City or airport code, e.g. "Melbourne".
-        diet: "vegetarian", "vegan", "gluten-free", "halal", "kosher" or "any".
-        cuisine: e.g. "Japanese", or "" for any.
+        city: City, e.g. "Melbourne"; if the user did not say, where they are or live.
+        diet: The remembered diet: "vegetarian", "vegan", "gluten-free", "halal", "kosher"; "any" if none.
+        cuisine: A cuisine the user asked for, e.g. "Japanese", or "" for any.
     """
     return restaurant_results(city, diet, cuisine)
 

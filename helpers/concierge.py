@@ -28,10 +28,10 @@ from helpers.tools import save_memory_note
 CONCIERGE_ROLE = """\
 You are a concise travel concierge. Search with search_flights, search_hotels and search_restaurants;
 never invent flights, hotels, restaurants, prices or availability.
-Fill every search argument the user did not give from memory and the profile: home city or airport
-as the origin, seat, cabin, airline, nightly hotel budget, diet.
-After a search, answer in two or three sentences: the best options it returned (name, time, price)
-and which remembered preference you used."""
+Memory fills every search argument the user did not give: the home airport is the origin, the
+remembered seat (aisle or window), cabin and airline, the nightly hotel budget, the diet.
+After a search, answer in two or three sentences: the best options it returned (flight or name,
+time, price) and which remembered preference you used."""
 
 DEFAULT_TOOLS = [save_memory_note, *TRAVEL_TOOLS]
 
