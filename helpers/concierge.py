@@ -26,18 +26,23 @@ from helpers.tools import save_memory_note
 
 # The role when the searches are offered. Short: a 1.5B model reads it on every call.
 CONCIERGE_ROLE = """\
-You are a concise travel concierge. Search with search_flights, search_hotels and search_restaurants;
-never invent flights, hotels, restaurants, prices or availability.
-Memory fills every search argument the user did not give: the home airport is the origin, the
-remembered seat (aisle or window), cabin and airline, the nightly hotel budget, the diet.
-After a search, answer in two or three sentences: the best options it returned (flight or name,
-time, price) and which remembered preference you used."""
+You are a concise travel concierge. Find flights, hotels and restaurants with the search tools;
+never invent them, their prices or their availability.
+Memory fills every search argument the user did not give: origin = the home airport, seat = the
+remembered seat (aisle or window), then cabin, airline, nightly hotel budget and diet.
+After a search, answer in two or three sentences: the best results (flight or name, time, price)
+and the remembered preference you used. If it found nothing, say so."""
 
 DEFAULT_TOOLS = [save_memory_note, *TRAVEL_TOOLS]
 
 
-def make_concierge(*, model: Model | None = None, policy: Policy = DEFAULT_POLICY,
-                   tools: list[Any] | None = None, **instruction_options: Any) -> Agent[MemoryState]:
+def make_concierge(
+    *,
+    model: Model | None = None,
+    policy: Policy = DEFAULT_POLICY,
+    tools: list[Any] | None = None,
+    **instruction_options: Any,
+) -> Agent[MemoryState]:
     """The travel concierge: memory-aware dynamic instructions, the capture tool and the searches.
 
     `tools=None` offers save_memory_note and the three catalogue searches; pass a list to choose.
@@ -56,13 +61,27 @@ def make_concierge(*, model: Model | None = None, policy: Policy = DEFAULT_POLIC
     )
 
 
-async def run_turn(agent: Agent[MemoryState], state: MemoryState, message: str, *,
-                   capture: PromptCapture | None = None, session: Session | None = None,
-                   run_config: RunConfig | None = None, max_turns: int = 4):
+async def run_turn(
+    agent: Agent[MemoryState],
+    state: MemoryState,
+    message: str,
+    *,
+    capture: PromptCapture | None = None,
+    session: Session | None = None,
+    run_config: RunConfig | None = None,
+    max_turns: int = 4,
+):
     """One user turn: advance the turn counter (provenance), run the agent with memory hooks."""
     state.turn_index += 1
-    return await Runner.run(agent, message, context=state, session=session,
-                            hooks=MemoryHooks(capture=capture), run_config=run_config, max_turns=max_turns)
+    return await Runner.run(
+        agent,
+        message,
+        context=state,
+        session=session,
+        hooks=MemoryHooks(capture=capture),
+        run_config=run_config,
+        max_turns=max_turns,
+    )
 
 
 __all__ = ["CONCIERGE_ROLE", "DEFAULT_TOOLS", "make_concierge", "run_turn"]
