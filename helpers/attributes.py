@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from helpers.catalogue import AIRLINES, BadArgument, airports_for, default_catalogue
 from helpers.state import Clock, MemoryNote, parse_time
 from helpers.words import stem, topic_words
 
@@ -66,27 +67,8 @@ _CABINS = [
     ("first", r"\bfirst\s+class\b"),
     ("economy", r"(?<!premium )\beconomy\b"),
 ]
-_AIRLINES = [
-    "Qantas",
-    "Virgin Australia",
-    "Jetstar",
-    "Air New Zealand",
-    "Singapore Airlines",
-    "Cathay Pacific",
-    "Japan Airlines",
-    "ANA",
-    "Korean Air",
-    "Thai Airways",
-    "Malaysia Airlines",
-    "Garuda Indonesia",
-    "Emirates",
-    "Qatar Airways",
-    "Delta",
-    "EVA Air",
-    "Air India",
-    "British Airways",
-    "United",
-]
+# The catalogue's airlines: a note can only prefer an airline the concierge can search.
+_AIRLINES = [name for name, *_ in AIRLINES.values()]
 _AIRLINE = re.compile(r"\b(" + "|".join(re.escape(a) for a in _AIRLINES) + r")\b")
 _AVOIDS = re.compile(r"(?i)\b(?:avoids?|never|not|doesn't|dislikes?|hates?|no longer)\b")
 _BUDGET = re.compile(
@@ -137,13 +119,7 @@ def _home_city(text: str) -> str | None:
 
 
 def _airport_code(place: str) -> str:
-    """ "Sydney" and "SYD" are one home airport."""
-    from helpers.catalogue import (
-        BadArgument,
-        airports_for,
-        default_catalogue,
-    )  # late: reads the CSV files
-
+    """"Sydney" and "SYD" are one home airport."""
     try:
         return airports_for(place, default_catalogue())[0]
     except BadArgument:
