@@ -36,6 +36,9 @@ _HOME_CITY = [
     re.compile(r"(?i:\bhome(?:\s+(?:city|town|base))?\s*(?:is|:)\s+(?:now\s+)?(?:in\s+)?)" + CITY),
     re.compile(CITY + r"(?i:\s+is\s+(?:now\s+)?(?:my|his|her|their|the\s+user's)\s+home)"),
     re.compile(r"(?i:\bcalls\s+)" + CITY + r"(?i:\s+home)"),
+    # What the embedded model wrote for the move_city eval: "Prefers Melbourne as home city".
+    re.compile(r"(?:(?i:prefers|wants|keeps|has)\s+)?" + CITY
+               + r"(?i:\s+as\s+(?:(?:my|their|the)\s+)?home(?:\s+(?:city|town|base))?\b)"),
 ]
 _HOME_AIRPORT = re.compile(
     r"(?i:\bhome\s+airport\s*(?:is\s+|:\s*)?(?:now\s+)?)([A-Z]{3}\b|" + CITY[1:-1] + ")"

@@ -28,6 +28,7 @@ def keep_all(system, input, tools):
         ("Moved from Brisbane to Melbourne", {"home_city": "melbourne"}),
         ("Melbourne is my home city from now on", {"home_city": "melbourne"}),
         ("Based in Perth", {"home_city": "perth"}),
+    ("Prefers Melbourne as home city", {"home_city": "melbourne"}),
         ("Lives in Sydney since moving in August 2026", {"home_city": "sydney"}),
         ("Used to live in Brisbane", {}),
         ("No longer lives in Brisbane, lives in Hobart", {"home_city": "hobart"}),
