@@ -34,6 +34,7 @@ from agents import Agent, ModelSettings, Runner
 from agents.models.interface import Model
 from pydantic import BaseModel
 
+from helpers.attributes import confirm_attribute_changes
 from helpers.state import Clock, MemoryNote, MemoryState, note_id, parse_time
 from helpers.words import STOPWORDS, TOKEN, content_words, stem, topic_words
 from helpers.write_policy import DEFAULT_WRITE_POLICY, WritePolicy
@@ -500,7 +501,9 @@ async def merge_notes(global_notes: list[MemoryNote], session_notes: list[Memory
         reason = f"model error: {type(error).__name__}: {_short(str(error))}"
     else:
         try:
-            return apply_plan(notes, report, plan, inputs, write_policy=write_policy, recency=recency)
+            # The plan, then the attribute rules for a changed home city, diet, seat... it left alone.
+            merged = apply_plan(notes, report, plan, inputs, write_policy=write_policy, recency=recency)
+            return confirm_attribute_changes(*merged, clock=clock, recency=recency)
         except PlanRejected as error:
             reason = f"plan rejected: {error}"
     return notes, replace(report, fallback_reason=reason)
