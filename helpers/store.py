@@ -225,6 +225,11 @@ class Erasure(int):
         return erasure
 
 
+def keyed_audit_id(secret: bytes, note_id: str) -> str:
+    """`audit_id` for every backend: HMAC of the note id under the store's secret."""
+    return "erased_" + hmac.new(secret, note_id.encode(), hashlib.sha256).hexdigest()[:16]
+
+
 def _utc(value: str | datetime) -> str:
     """Canonical UTC text with fixed width, so SQL can compare instants as strings."""
     instant = parse_time(value) if isinstance(value, str) else value
@@ -379,7 +384,7 @@ class MemoryStore:
     def audit_id(self, note_id: str) -> str:
         """The id an audit row keeps for an erased note: keyed, so a guessed text cannot be
         confirmed from it (note ids are a plain hash of scope, date and text)."""
-        return "erased_" + hmac.new(self.secret, note_id.encode(), hashlib.sha256).hexdigest()[:16]
+        return keyed_audit_id(self.secret, note_id)
 
     @property
     def schema_version(self) -> int:
