@@ -167,7 +167,11 @@ def _folded(text: str, keywords: Iterable[str]) -> tuple[str, list[str]]:
 
 
 def _pg_note_row(
-    tenant_id: str, user_id: str, note: MemoryNote, session_id: str | None, superseded_at: str | None
+    tenant_id: str,
+    user_id: str,
+    note: MemoryNote,
+    session_id: str | None,
+    superseded_at: str | None,
 ) -> tuple:
     """One `notes` row in the column order of `_INSERT_NOTE`: SQLite's, plus the folded forms."""
     row = _note_row(tenant_id, user_id, note, session_id, superseded_at)
@@ -520,7 +524,7 @@ class PostgresUserMemory:
             )
 
     def add_notes(self, notes: Iterable[MemoryNote], *, session_id: str | None = None) -> int:
-        """Write long-term notes (same id replaces); all pass the write policy, or none is written."""
+        """Write long-term notes (same id replaces): all pass the write policy, or none is."""
         notes = _long_term(notes)
         raise_refused("notes", refused_notes(self._store.write_policy, notes))
         with self._tx() as conn:
@@ -639,7 +643,8 @@ class PostgresUserMemory:
             # strpos, not LIKE: '%' and '_' in the user's words are plain characters.
             params = self._owner(needle=fold(matching))
             where = """(strpos(text_folded, %(needle)s) > 0 OR EXISTS (
-                        SELECT 1 FROM unnest(keywords_folded) AS k WHERE strpos(k, %(needle)s) > 0))"""
+                        SELECT 1 FROM unnest(keywords_folded) AS k
+                        WHERE strpos(k, %(needle)s) > 0))"""
         with self._tx() as conn:
             ids = [
                 r[0]

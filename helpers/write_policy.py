@@ -426,7 +426,8 @@ def raise_refused(what: str, refused: list[tuple[str, str]]) -> None:
     """Refuse the whole write (atomic: the caller has written nothing yet)."""
     if refused:
         listed = ", ".join(f"{i} ({rule})" for i, rule in refused)
-        raise PolicyRefused(f"the write policy refused {what}: {listed}; nothing was written", refused)
+        message = f"the write policy refused {what}: {listed}; nothing was written"
+        raise PolicyRefused(message, refused)
 
 
 __all__ = [
@@ -437,13 +438,13 @@ __all__ = [
     "PolicyRule",
     "TOPIC_TAGS",
     "WritePolicy",
-    "raise_refused",
-    "refused_notes",
-    "refused_profile",
     "asked_not_stated",
     "first_person",
     "from_gate_rule",
     "is_question",
+    "raise_refused",
+    "refused_notes",
+    "refused_profile",
     "scope_by_sentence",
     "session_sentence",
     "ungrounded",
