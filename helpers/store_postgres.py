@@ -264,6 +264,12 @@ class PostgresMemoryStore:
                 raise StoreError(
                     "no memory tables in this database: run create_schema(admin_conninfo) first"
                 )
+            if conn.execute("SELECT to_regclass('store_secret')").fetchone()[0] is None:
+                raise StoreError(
+                    "this database has an older memory schema (no store_secret table, no folded "
+                    "columns): export each user with the older code and import into a database "
+                    "made by create_schema(admin_conninfo)"
+                )
             row = conn.execute("SELECT secret FROM store_secret").fetchone()
             if row is None:
                 raise StoreError("the store has no secret: create_schema did not complete")
