@@ -408,3 +408,16 @@ def test_without_the_tables_the_store_says_how_to_create_them(postgres):
     )
     with pytest.raises(StoreError, match="create_schema"):
         PostgresMemoryStore.open(conninfo)
+
+
+def test_an_older_schema_without_the_store_secret_is_named(postgres):
+    import psycopg
+
+    with psycopg.connect(postgres.conninfo(), autocommit=True) as admin:
+        admin.execute("DROP DATABASE IF EXISTS old_memory")
+        admin.execute("CREATE DATABASE old_memory")
+    old = postgres.conninfo().replace(f"dbname={postgres.database}", "dbname=old_memory")
+    with psycopg.connect(old, autocommit=True) as admin:
+        admin.execute("CREATE TABLE notes (id TEXT)")  # what the schema had before the secret
+    with pytest.raises(StoreError, match="older memory schema"):
+        PostgresMemoryStore.open(old.replace(f"user={postgres.superuser}", "user=memory_app"))
