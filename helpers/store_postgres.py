@@ -11,10 +11,11 @@ The differences are where the guarantees come from:
 - Full-text search is a generated `tsvector` column (english) matched with `@@`; `ts_rank` picks the
   candidates and `helpers.retrieval.rank` scores them exactly as for SQLite.
 - Erasure deletes the rows (and their tsvector) in one transaction with the audit row, which
-  keeps a keyed id (`store.audit_id`), never the note's. PostgreSQL keeps dead row versions until
-  VACUUM reclaims them (autovacuum, or `VACUUM` by the owner) and old WAL segments until they are
-  recycled: unlike SQLite's secure_delete, the bytes are not zeroed at once, and the returned
-  `Erasure.checkpoint` says so.
+  keeps a keyed id (`store.audit_id`), never the note's. Unlike SQLite's secure_delete, the bytes
+  are not zeroed: a byte scan of the data folder after `forget` and a CHECKPOINT finds the text in
+  the table files, still after a plain VACUUM (it frees the space without clearing it), gone from
+  them after `VACUUM FULL` (a rewrite, as the owner), and in the WAL until its segments are
+  overwritten. The returned `Erasure.checkpoint` is therefore never completed and says so.
 - Matching folds case in Python (`helpers.store.fold`: NFKC + Unicode casefold), because
   PostgreSQL's lower() follows the database locale: the folded text and keywords are stored
   beside each note, so `forget(matching=)` and keyword filters agree with SQLite's.
@@ -149,14 +150,14 @@ _INSERT_NOTE = f"""
 
 # What an erasure on PostgreSQL cannot promise (see the module docstring).
 ERASURE_PENDING = (
-    "PostgreSQL keeps the erased rows' old versions in the table files until VACUUM reclaims "
-    "them, and in WAL segments until they are recycled: run VACUUM on notes and session_notes "
-    "as the owner (autovacuum does it later) to reclaim them"
+    "PostgreSQL keeps the erased rows' bytes in the table files (a plain VACUUM frees the space "
+    "without clearing it) and in WAL segments until they are overwritten: run VACUUM FULL on "
+    "notes and session_notes as the owner to rewrite the tables without them"
 )
 
 
 def _erasure_pending(erased: int) -> CheckpointResult:
-    """Nothing erased: nothing pending. Otherwise what only VACUUM can finish."""
+    """Nothing erased: nothing pending. Otherwise what only the owner's VACUUM FULL can finish."""
     if not erased:
         return CheckpointResult(completed=True, attempts=0)
     return CheckpointResult(completed=False, attempts=0, pending=ERASURE_PENDING)
@@ -635,7 +636,7 @@ class PostgresUserMemory:
         As `UserMemory.forget`: long-term and staged rows of any status are deleted, links to them
         in supersede chains cleared, and one audit row per note keeps `store.audit_id(id)`, the
         time and `reason`, never the text. Returns an `Erasure`; its `.checkpoint` is never
-        completed here, and says what VACUUM still has to reclaim.
+        completed here, and says what VACUUM FULL still has to rewrite.
         """
         if (note_id is None) == (matching is None):
             raise ValueError("forget needs exactly one of note_id or matching")
@@ -699,9 +700,11 @@ class PostgresUserMemory:
             for table in ("notes", "session_notes", "profiles", "audit"):
                 conn.execute(f"DELETE FROM {table} WHERE {owner}", self._owner())
             summary = f"erased the user: {notes} notes, {staged} staged notes, {profiles} profile"
-            conn.execute("""INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
-                            VALUES (%(tenant)s, %(user)s, %(at)s, 'erase_user', NULL, %(reason)s)""",
-                         self._owner(at=self._now(), reason=f"{reason}; {summary}"))
+            conn.execute(
+                """INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
+                   VALUES (%(tenant)s, %(user)s, %(at)s, 'erase_user', NULL, %(reason)s)""",
+                self._owner(at=self._now(), reason=f"{reason}; {summary}"),
+            )
         return Erasure(notes + staged, _erasure_pending(notes + staged + profiles))
 
     # -- export and import ---------------------------------------------------------------------
