@@ -421,3 +421,43 @@ def test_an_older_schema_without_the_store_secret_is_named(postgres):
         admin.execute("CREATE TABLE notes (id TEXT)")  # what the schema had before the secret
     with pytest.raises(StoreError, match="older memory schema"):
         PostgresMemoryStore.open(old.replace(f"user={postgres.superuser}", "user=memory_app"))
+
+
+def test_erasure_on_postgres_says_what_is_pending_and_vacuum_full_clears_the_tables(
+    pg_store, postgres
+):
+    import psycopg
+
+    u = pg_store.for_user("acme", "maya")
+    u.add_notes([note(f"Prefers aisle seats {i}") for i in range(20)])
+    u.add_notes([note("Loves the Xqzorb hotel", keywords=["xqzorb"])])
+    u.stage_session_notes("s1", [note("Xqzorb again", scope="session")])
+    erased = u.forget(matching="XQZORB")
+    assert erased == 2 and not erased.checkpoint.completed
+    assert "VACUUM FULL" in erased.checkpoint.pending
+    assert u.forget(matching="xqzorb").checkpoint.completed  # nothing erased, nothing pending
+
+    def files_holding_the_text(admin):
+        # The tables, their indexes and TOAST: every file that held a row or a lexeme of it.
+        paths = admin.execute(
+            """SELECT pg_relation_filepath(c.oid) FROM pg_class AS c
+               WHERE c.relname IN ('notes', 'session_notes') OR c.oid IN (
+                   SELECT indexrelid FROM pg_index WHERE indrelid IN
+                       ('notes'::regclass, 'session_notes'::regclass))
+                  OR c.oid IN (SELECT reltoastrelid FROM pg_class
+                               WHERE relname IN ('notes', 'session_notes'))"""
+        ).fetchall()
+        admin.execute("CHECKPOINT")  # dirty pages reach the files
+        files = [  # the relation's segments and forks: 16386, 16386.1, 16386_fsm, not 163861
+            f
+            for (p,) in paths
+            for f in postgres.data.glob(f"{p}*")
+            if f.name.split("_")[0].split(".")[0] == p.rsplit("/", 1)[-1]
+        ]
+        assert files
+        return [f.name for f in files if b"xqzorb" in f.read_bytes().lower()]
+
+    with psycopg.connect(postgres.conninfo(), autocommit=True) as admin:
+        assert files_holding_the_text(admin)  # deleted, not yet cleared: what `pending` says
+        admin.execute("VACUUM FULL notes, session_notes")
+        assert files_holding_the_text(admin) == []
