@@ -1,47 +1,244 @@
-"""Benchmark the embedded model: file check, load time, prompt and generation speed, one agent turn, peak memory.
+"""Benchmark the embedded models side by side: speed, prompt cache, capture recall, refusals and echoes.
 
-    python benchmarks/bench_model.py          (run it alone: other processes on the cores skew it)
+    python benchmarks/bench_model.py                 (run it alone: other processes on the cores skew it)
+    python benchmarks/bench_model.py --models qwen2.5-coder-1.5b --limit 10
+
+For each model (1.5B, and 0.5B when its packages are installed):
+- load time, prompt and generation speed;
+- the same short session (single-fact turns, one tool call each) with llama.cpp's prompt cache off,
+  then on: median turn seconds, and the share of each call's prompt tokens served from the cache;
+- capture recall over data/capture_recall.json (multi-fact travel messages, each run as the first
+  turn of a fresh session on the example user): stated durable facts that became a note, one-offs
+  saved as lasting, answers that refuse or echo the user's message;
+- reproducibility (first model): the first messages again in two fresh processes, with the cache
+  off, and in another order.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
-import resource
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
 import time
+from pathlib import Path
+from typing import Any
 
 from helpers import llm
 from helpers.concierge import make_concierge, run_turn
 from helpers.notebook import COURSE_NOW
+from helpers.paths import data_dir
 from helpers.state import load_example_state
+
+SESSION = [  # one durable fact each, and a request: one tool call per turn is the expected shape
+    "I'm vegetarian. Can you suggest a restaurant in Paris?",
+    "I always travel with my two kids, so we need family rooms.",
+    "I prefer boutique hotels over big chains. Anything nice in Lisbon?",
+]
+REFUSAL = re.compile(r"\b(i'?m sorry|i am sorry|can(?:'|no)t (?:assist|help)|unable to (?:assist|help)|"
+                     r"as an ai)\b", re.I)
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9']+", text.lower())
+
+
+def is_echo(answer: str, message: str, n: int = 6) -> bool:
+    """The answer repeats a run of `n` words of the user's message (or is the message)."""
+    said = words(message)
+    grams = {tuple(said[i:i + n]) for i in range(len(said) - n + 1)}
+    got = words(answer)
+    return got == said or any(tuple(got[i:i + n]) in grams for i in range(len(got) - n + 1))
+
+
+def fresh_state():
+    state = load_example_state()
+    state.pinned_now = COURSE_NOW
+    return state
+
+
+def run_one(engine: llm.EmbeddedLLM, state, message: str) -> dict[str, Any]:
+    agent = make_concierge(model=llm.LocalModel(engine))
+    first = len(engine.history)
+    started = time.perf_counter()
+    try:
+        result = asyncio.run(run_turn(agent, state, message))
+        answer, error = str(result.final_output), None
+        calls = sum(1 for item in result.new_items if item.type == "tool_call_item")
+    except Exception as exc:  # a failed turn is a data point, not the end of the bench
+        answer, error, calls = "", f"{type(exc).__name__}: {exc}", 0
+    records = engine.history[first:]
+    return {"seconds": time.perf_counter() - started, "answer": answer, "error": error, "tool_calls": calls,
+            "model_calls": [(r.prompt_tokens, r.cached_tokens) for r in records],
+            "notes": [(n.text, n.keywords, n.scope) for n in state.session_notes]}
+
+
+def share(cached: int, total: int) -> float:
+    return cached / total if total else 0.0
+
+
+def session_latency(engine: llm.EmbeddedLLM, cache: bool) -> dict[str, Any]:
+    engine.cache_prompt = cache
+    state = fresh_state()
+    turns = [run_one(engine, state, message) for message in SESSION]
+    engine.cache_prompt = True
+    one_call = [t["seconds"] for t in turns if t["tool_calls"] == 1] or [t["seconds"] for t in turns]
+    second_calls = [c for t in turns for c in t["model_calls"][1:]]
+    later_first = [t["model_calls"][0] for t in turns[1:] if t["model_calls"]]
+    every = [c for t in turns for c in t["model_calls"]]
+    return {
+        "median_turn_s": statistics.median(one_call),
+        "turn_s": [round(t["seconds"], 1) for t in turns],
+        "calls": [t["tool_calls"] for t in turns],
+        "second_call_share": share(sum(c for _, c in second_calls), sum(p for p, _ in second_calls)),
+        "later_turn_share": share(sum(c for _, c in later_first), sum(p for p, _ in later_first)),
+        "all_share": share(sum(c for _, c in every), sum(p for p, _ in every)),
+        "per_call": [[f"{c}/{p}" for p, c in t["model_calls"]] for t in turns],
+    }
+
+
+def captured(fact: dict[str, Any], notes: list[tuple[str, list[str], str]]) -> list[str]:
+    """The scopes of the notes that carry `fact` (empty: not captured)."""
+    terms = [t.lower() for t in fact["any"]]
+    return [scope for text, keywords, scope in notes
+            if any(t in (text + " " + " ".join(keywords)).lower() for t in terms)]
+
+
+def capture_recall(engine: llm.EmbeddedLLM, cases: list[dict[str, Any]]) -> dict[str, Any]:
+    stated = got = lasting_one_offs = refusals = echoes = errors = 0
+    seconds, misses = [], []
+    for case in cases:
+        turn = run_one(engine, fresh_state(), case["message"])
+        seconds.append(turn["seconds"])
+        for fact in case["durable"]:
+            stated += 1
+            if captured(fact, turn["notes"]):
+                got += 1
+            else:
+                misses.append(fact["fact"])
+        lasting_one_offs += sum("global" in captured(f, turn["notes"]) for f in case["one_offs"])
+        refusals += bool(REFUSAL.search(turn["answer"]))
+        echoes += is_echo(turn["answer"], case["message"])
+        errors += turn["error"] is not None
+    n = len(cases)
+    return {"recall": got / stated, "stated": stated, "captured": got, "one_offs_lasting": lasting_one_offs,
+            "refusals": refusals / n, "echoes": echoes / n, "errors": errors, "turns": n,
+            "median_turn_s": statistics.median(seconds), "misses": misses}
+
+
+def outputs_of(engine: llm.EmbeddedLLM, messages: list[str]) -> list[list[Any]]:
+    return [[t["answer"], t["notes"]] for t in (run_one(engine, fresh_state(), m) for m in messages)]
+
+
+def child(model: str, n: int) -> None:
+    """Run in a fresh process: the first n capture messages, outputs as JSON on stdout."""
+    os.environ["AGENT_MEMORY_MODEL"] = model
+    cases = json.loads((data_dir() / "capture_recall.json").read_text())["messages"][:n]
+    engine = llm.EmbeddedLLM(llm.resolve_model_file())
+    print(json.dumps(outputs_of(engine, [c["message"] for c in cases])))
+
+
+def reproducibility(engine: llm.EmbeddedLLM, model: str, cases: list[dict[str, Any]], n: int = 3) -> dict:
+    messages = [c["message"] for c in cases[:n]]
+    here = outputs_of(engine, messages)  # after the whole bench ran in this process (cache on)
+    engine.cache_prompt = False
+    uncached = outputs_of(engine, messages)
+    engine.cache_prompt = True
+    reverse = outputs_of(engine, messages[::-1])[::-1]  # other prompts before each one
+    fresh = [json.loads(subprocess.run(
+        [sys.executable, __file__, "--child", model, "--limit", str(n)], capture_output=True, text=True,
+        check=True, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}).stdout)
+        for _ in range(2)]
+    norm = lambda outs: json.loads(json.dumps(outs))  # noqa: E731 (tuples -> lists)
+    return {"two fresh processes agree": fresh[0] == fresh[1],
+            "fresh process == after the bench": norm(here) == fresh[0],
+            "cache off == cache on": norm(uncached) == norm(here),
+            "reverse order == forward": norm(reverse) == norm(here)}
+
+
+def bench(model: str, cases: list[dict[str, Any]], repro: bool) -> dict[str, Any]:
+    os.environ["AGENT_MEMORY_MODEL"] = model
+    path = llm.resolve_model_file()
+    engine = llm.EmbeddedLLM(path)
+    row: dict[str, Any] = {"load_s": engine.load_seconds}
+    prompt = engine.apply_template([{"role": "user", "content": "Describe a good travel checklist. " * 20}])
+    record = engine.complete(prompt, max_tokens=64, cache_prompt=False)
+    row["prompt_tok_s"] = record.prompt_tokens / record.prompt_seconds
+    row["gen_tok_s"] = record.completion_tokens / record.generation_seconds
+    row["cache_off"] = session_latency(engine, cache=False)
+    row["cache_on"] = session_latency(engine, cache=True)
+    row["capture"] = capture_recall(engine, cases)
+    if repro:
+        row["repro"] = reproducibility(engine, model, cases)
+    del engine
+    return row
+
+
+def table(rows: dict[str, dict[str, Any]]) -> str:
+    lines = []
+
+    def line(label: str, fmt) -> None:
+        values = []
+        for row in rows.values():
+            try:
+                values.append(fmt(row))
+            except (KeyError, ZeroDivisionError):
+                values.append("-")
+        lines.append(f"{label:<46}" + "".join(f"{v:>22}" for v in values))
+
+    line("model", lambda r: r["name"])
+    line("load (s)", lambda r: f"{r['load_s']:.1f}")
+    line("prompt / generation (tokens/s)", lambda r: f"{r['prompt_tok_s']:.0f} / {r['gen_tok_s']:.1f}")
+    line("median turn, one tool call, cache OFF (s)", lambda r: f"{r['cache_off']['median_turn_s']:.1f}")
+    line("median turn, one tool call, cache ON (s)", lambda r: f"{r['cache_on']['median_turn_s']:.1f}")
+    line("  turns off -> on (s)", lambda r: f"{r['cache_off']['turn_s']} -> {r['cache_on']['turn_s']}")
+    line("cached share, 2nd+ call of a turn", lambda r: f"{r['cache_on']['second_call_share']:.0%}")
+    line("cached share, 1st call of later turns", lambda r: f"{r['cache_on']['later_turn_share']:.0%}")
+    line("cached share, all prompt tokens (on / off)",
+         lambda r: f"{r['cache_on']['all_share']:.0%} / {r['cache_off']['all_share']:.0%}")
+    line("capture recall (durable facts)",
+         lambda r: f"{r['capture']['recall']:.0%} ({r['capture']['captured']}/{r['capture']['stated']})")
+    line("one-offs saved as lasting", lambda r: str(r["capture"]["one_offs_lasting"]))
+    line("refusals / echoes (share of turns)",
+         lambda r: f"{r['capture']['refusals']:.0%} / {r['capture']['echoes']:.0%}")
+    line("median multi-fact turn (s), errors",
+         lambda r: f"{r['capture']['median_turn_s']:.1f}, {r['capture']['errors']}")
+    for key in ("two fresh processes agree", "fresh process == after the bench", "cache off == cache on",
+                "reverse order == forward"):
+        line(f"repro: {key}", lambda r, k=key: str(r["repro"][k]))
+    return "\n".join(lines)
 
 
 def main() -> None:
-    started = time.perf_counter()
-    path = llm.resolve_model_file()
-    verify_s = time.perf_counter() - started
-
-    engine = llm.EmbeddedLLM(path)
-    print(f"model file check (sha256 of {path.stat().st_size / 1e9:.2f} GB): {verify_s:.1f} s")
-    print(f"model load: {engine.load_seconds:.1f} s")
-
-    prompt = engine.apply_template([{"role": "user", "content": "Describe a good travel checklist. " * 20}])
-    record = engine.complete(prompt, max_tokens=128)
-    print(f"prompt: {record.prompt_tokens} tokens at {record.prompt_tokens / record.prompt_seconds:.1f} tokens/s")
-    print(f"generation: {record.completion_tokens} tokens at "
-          f"{record.completion_tokens / record.generation_seconds:.1f} tokens/s")
-
-    state = load_example_state()
-    state.pinned_now = COURSE_NOW
-    agent = make_concierge(model=llm.LocalModel(engine))
-    turn_started = time.perf_counter()
-    result = asyncio.run(run_turn(agent, state, "I'm vegetarian and I always want an aisle seat. Book me a flight to Paris."))
-    turn_s = time.perf_counter() - turn_started
-    calls = sum(1 for item in result.new_items if item.type == "tool_call_item")
-    print(f"one agent turn: {turn_s:.1f} s, {calls} tool call(s), {len(engine.history) - 1} model calls, "
-          f"{result.context_wrapper.usage.input_tokens} input tokens")
-
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"peak memory (max RSS): {peak_mb:,.0f} MB")
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--models", nargs="*", default=["qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b"])
+    parser.add_argument("--limit", type=int, default=None, help="capture messages to run (default: all)")
+    parser.add_argument("--no-repro", action="store_true")
+    parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--json", default=None, help="also write the raw results here")
+    args = parser.parse_args()
+    if args.child:
+        return child(args.child, args.limit or 3)
+    cases = json.loads((data_dir() / "capture_recall.json").read_text())["messages"][:args.limit]
+    rows = {}
+    for model in args.models:
+        try:
+            repro = not args.no_repro and not rows  # the first model only: it takes two more loads
+            rows[model] = {"name": model.removeprefix("qwen2.5-coder-"), **bench(model, cases, repro)}
+        except llm.ModelFileError as error:
+            print(f"{model}: skipped ({error})")
+            continue
+        print(f"{model}: done; misses: {rows[model]['capture']['misses']}", flush=True)
+        if args.json:
+            Path(args.json).write_text(json.dumps(rows, indent=1, default=str))
+    print(f"\n{len(cases)} capture messages\n" + table(rows))
+    for model, row in rows.items():
+        for mode in ("cache_off", "cache_on"):
+            print(f"{model} {mode}: cached/prompt tokens per call, per turn: {row[mode]['per_call']}")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,9 @@ One module per lifecycle stage:
     trimming       Session implementations: trimming and compaction
     consolidation  merging session notes into global memory
     store          SQLite persistence per tenant and user
+    lifecycle      open a user's memory, run turns, end the session in one call
     llm            model selection: OpenAI with a key, the embedded model without
     inspect        ipywidgets: prompt inspector and policy editor
-    evals          scenario suite and token economics
+    evals          scenario suite, reference agents, checks (a package)
+    economics      token economics: memory injection against full replay
 """

@@ -87,6 +87,7 @@ class ConsolidationReport:
     model_used: bool = False  # True when the model's plan was applied
     overruled: list[str] = field(default_factory=list)  # model decisions the rules refused (notes kept)
     fallback_reason: str | None = None  # why the model's plan was not used
+    model_skipped: str | None = None  # why the model was not asked at all (nothing it could change)
 
     def outcomes(self, outcome: Outcome) -> list[MergeDecision]:
         return [d for d in self.decisions.values() if d.outcome == outcome]
@@ -102,6 +103,7 @@ class ConsolidationReport:
         lines += [f"ask the user: {c.texts[0]!r} vs {c.texts[1]!r} ({c.reason})" for c in self.needs_user]
         lines += [f"overruled: {o}" for o in self.overruled]
         lines.append(f"fallback: {self.fallback_reason}" if self.fallback_reason
+                     else f"model skipped: {self.model_skipped}" if self.model_skipped
                      else f"model plan applied: {self.model_used}")
         return "\n".join(lines)
 
@@ -141,7 +143,8 @@ def related(a: MemoryNote, b: MemoryNote) -> bool:
 
 
 # Words that put a statement in the past: "Was vegetarian" says what "Is vegetarian" does not.
-_PAST = re.compile(r"\b(?:was|were|had|used to|formerly|previously|no longer|anymore|any more|ex-|once)\b", re.I)
+_PAST = re.compile(
+    r"\b(?:was|were|had|used to|formerly|previously|no longer|anymore|any more|ex-|once)\b", re.I)
 
 
 def unsupported_claims(text: str, source_texts: list[str]) -> list[str]:
@@ -214,7 +217,8 @@ def deterministic_merge(global_notes: list[MemoryNote], session_notes: list[Memo
                                                       "session-scoped: it holds for this session only")
             continue
         if not gate.allowed:
-            report.decisions[note.id] = MergeDecision(note.id, "blocked", f"write policy rule {gate.rule}")
+            report.decisions[note.id] = MergeDecision(note.id, "blocked",
+                                                      f"write policy rule {gate.rule}")
             continue
         twin = next((n for n in notes if n.is_live(clock) and is_near_duplicate(n.text, note.text)), None)
         notes.append(note)
@@ -324,8 +328,8 @@ async def propose_plan(inputs: list[MemoryNote], model: Model | str) -> Consolid
 # ---- step 3: check the plan, then apply it ---------------------------------------------------
 
 def apply_plan(notes: list[MemoryNote], report: ConsolidationReport, plan: ConsolidationPlan,
-               inputs: list[MemoryNote], *, write_policy: WritePolicy | None = None
-               ) -> tuple[list[MemoryNote], ConsolidationReport]:
+               inputs: list[MemoryNote], *, write_policy: WritePolicy | None = None,
+               recency: bool = True) -> tuple[list[MemoryNote], ConsolidationReport]:
     """Apply the model's plan to the deterministic result (`inputs`: the notes the model saw).
 
     A broken plan raises PlanRejected and nothing of it is applied: an unknown id, a missing or
@@ -403,7 +407,7 @@ def apply_plan(notes: list[MemoryNote], report: ConsolidationReport, plan: Conso
             continue
         note, other = by_id[d.id], by_id[merged_into.get(d.other_id, d.other_id)]
         if related(note, other):
-            _resolve_conflict(note, other, d, report)
+            _resolve_conflict(note, other, d, report, recency=recency)
         else:
             report.overruled.append(f"{d.action} {note.text!r} / {other.text!r}: different subjects, both kept")
     return notes, report
@@ -446,14 +450,16 @@ def _checked_note(written: PlanNote, sources: list[MemoryNote], source_ids: list
 _SENSITIVITY_ORDER = ["public", "internal", "personal", "restricted"]
 
 
-def _resolve_conflict(note: MemoryNote, other: MemoryNote, d: PlanDecision, report: ConsolidationReport) -> None:
+def _resolve_conflict(note: MemoryNote, other: MemoryNote, d: PlanDecision, report: ConsolidationReport, *,
+                      recency: bool = True) -> None:
     """The model only spots that two notes clash; recency, not the model, says which one wins.
 
     Whichever way round the model named them, the older note is superseded by the newer one.
     A same-day clash, or one the model calls a conflict, is not guessed: it goes to the user.
     """
     if d.action == "supersede" and note.observed_at != other.observed_at:
-        older, newer = sorted((note, other), key=lambda n: parse_time(n.observed_at))
+        # recency=False trusts the model's direction (evals switch the guard off to show its worth).
+        older, newer = sorted((note, other), key=lambda n: parse_time(n.observed_at)) if recency else (note, other)
         if older.status != "active":
             report.overruled.append(f"supersede {older.text!r}: already replaced by {older.superseded_by}")
             return
@@ -473,14 +479,19 @@ def _resolve_conflict(note: MemoryNote, other: MemoryNote, d: PlanDecision, repo
 
 async def merge_notes(global_notes: list[MemoryNote], session_notes: list[MemoryNote],
                       model: Model | str | None = None, *, clock: Clock,
-                      timeout: float = DEFAULT_TIMEOUT, write_policy: WritePolicy | None = None
-                      ) -> tuple[list[MemoryNote], ConsolidationReport]:
+                      timeout: float = DEFAULT_TIMEOUT, write_policy: WritePolicy | None = None,
+                      recency: bool = True) -> tuple[list[MemoryNote], ConsolidationReport]:
     """Pure form: (new global notes, report). The inputs are not modified, so a store can commit
-    the result atomically. Without a model only the deterministic pass runs."""
-    notes, report = deterministic_merge(global_notes, session_notes, clock=clock, write_policy=write_policy)
+    the result atomically. Without a model only the deterministic pass runs, and the model is not
+    asked when no two of the notes it would see share a subject (nothing to merge or resolve)."""
+    notes, report = deterministic_merge(global_notes, session_notes, clock=clock,
+                                        write_policy=write_policy)
     inputs = notes_for_model(notes, report, clock=clock)
     if model is None or not inputs:
         return notes, report
+    if not any(related(a, b) for i, a in enumerate(inputs) for b in inputs[i + 1:]):
+        why = "one new note, nothing related" if len(inputs) == 1 else "no two notes share a subject"
+        return notes, replace(report, model_skipped=why)
     try:
         plan = await _bounded(propose_plan(inputs, model), timeout)
     except asyncio.TimeoutError:
@@ -489,7 +500,7 @@ async def merge_notes(global_notes: list[MemoryNote], session_notes: list[Memory
         reason = f"model error: {type(error).__name__}: {_short(str(error))}"
     else:
         try:
-            return apply_plan(notes, report, plan, inputs, write_policy=write_policy)
+            return apply_plan(notes, report, plan, inputs, write_policy=write_policy, recency=recency)
         except PlanRejected as error:
             reason = f"plan rejected: {error}"
     return notes, replace(report, fallback_reason=reason)
@@ -520,8 +531,8 @@ def _short(text: str, limit: int = 300) -> str:
 
 
 async def consolidate(state: MemoryState, model: Model | str | None = None, *, clock: Clock | None = None,
-                      timeout: float = DEFAULT_TIMEOUT, write_policy: WritePolicy | None = None
-                      ) -> ConsolidationReport:
+                      timeout: float = DEFAULT_TIMEOUT, write_policy: WritePolicy | None = None,
+                      recency: bool = True) -> ConsolidationReport:
     """Merge `state.session_notes` into `state.global_notes`; clear the merged session notes after.
 
     Every note that joins global memory passes `write_policy` (default: `state.write_policy`).
@@ -530,7 +541,7 @@ async def consolidate(state: MemoryState, model: Model | str | None = None, *, c
     back). Session notes written after the call (it may run in the background) stay for next time.
     """
     return await _consolidate(state, list(state.session_notes), model, clock, timeout,
-                              write_policy=write_policy)
+                              write_policy=write_policy, recency=recency)
 
 
 def consolidate_in_background(state: MemoryState, model: Model | str | None = None, *,
@@ -546,13 +557,13 @@ def consolidate_in_background(state: MemoryState, model: Model | str | None = No
 
 async def _consolidate(state: MemoryState, session: list[MemoryNote], model: Model | str | None,
                        clock: Clock | None, timeout: float, *,
-                       write_policy: WritePolicy | None = None) -> ConsolidationReport:
+                       write_policy: WritePolicy | None = None, recency: bool = True) -> ConsolidationReport:
     clock = clock or state.clock
     write_policy = write_policy or state.write_policy
     snapshot = copy.deepcopy(state.global_notes)  # what the run sees; the live state may move on
     session = copy.deepcopy(session)
     notes, report = await merge_notes(snapshot, session, model, clock=clock, timeout=timeout,
-                                      write_policy=write_policy)
+                                      write_policy=write_policy, recency=recency)
     # Back on the live state, with no await below: nothing can change it while we merge.
     moved = _moved_on(state, snapshot, session, notes)
     if moved:

@@ -266,6 +266,7 @@ class CapturedCall:
     input_items: list[Any]  # a deep copy: later changes to the conversation do not rewrite it
     sections: dict[str, str] = field(default_factory=dict)
     rendered: RenderedPrompt | None = None  # injected / left-out notes, when MemoryInstructions built it
+    usage: Any = None  # the call's SDK Usage once it returned (cached prompt tokens included)
 
 
 class PromptCapture(RunHooks[Any]):
@@ -291,6 +292,10 @@ class PromptCapture(RunHooks[Any]):
             # Attach the rendering only if it is the prompt that was sent (an input filter may change it).
             rendered=copy.deepcopy(last) if last is not None and last.text == prompt else None,
         ))
+
+    async def on_llm_end(self, context: RunContextWrapper[Any], agent: Agent[Any], response: Any) -> None:
+        if self.calls:
+            self.calls[-1].usage = response.usage
 
     def for_turn(self, turn: int) -> list[CapturedCall]:
         return [c for c in self.calls if c.turn == turn]
@@ -322,6 +327,11 @@ class MemoryHooks(RunHooks[MemoryState]):
         # A tool result is a document: notes written after it must be grounded more strictly.
         if getattr(tool, "name", None) != MEMORY_TOOL_NAME and isinstance(context.context, MemoryState):
             context.context.tool_results_this_turn += 1
+
+    async def on_llm_end(self, context: RunContextWrapper[MemoryState], agent: Agent[MemoryState],
+                         response: Any) -> None:
+        if self.capture is not None:
+            await self.capture.on_llm_end(context, agent, response)
 
     async def on_agent_end(self, context: Any, agent: Agent[MemoryState], output: Any) -> None:
         context.context.inject_session_memories_next_turn = False

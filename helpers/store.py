@@ -325,10 +325,12 @@ class MemoryStore:
         self.clock = clock
         self.erase_wait = self.ERASE_WAIT
         self.write_policy: WritePolicy = DEFAULT_WRITE_POLICY  # every write path checks it
+        self.expiry = True  # False serves expired notes as live (evals switch the guard off)
 
     @classmethod
     def open(cls, path: str | Path = ":memory:", *, clock: Clock = system_clock,
-             timeout: float = 5.0, write_policy: WritePolicy | None = None) -> "MemoryStore":
+             timeout: float = 5.0, write_policy: WritePolicy | None = None,
+             expiry: bool = True) -> "MemoryStore":
         """Open or create a store. Checks the file before writing anything to it.
 
         `write_policy` (default DEFAULT_WRITE_POLICY) checks every note and profile value written
@@ -355,6 +357,7 @@ class MemoryStore:
             conn.close()
             raise
         store = cls(conn, path, clock, timeout)
+        store.expiry = expiry
         if write_policy is not None:
             store.write_policy = write_policy
         # A crash between an erasure's commit and its checkpoint left erased text in the WAL.
@@ -582,7 +585,8 @@ class UserMemory:
         sql = f"""SELECT {_SELECT_NOTE} FROM notes
                   WHERE tenant_id = :tenant AND user_id = :user AND status = 'active'
                     AND (expires_utc IS NULL OR expires_utc > :now)"""
-        params = self._owner(now=self._now(), limit=-1 if limit is None else int(limit))
+        now = self._now() if self._store.expiry else "0001-01-01T00:00:00.000000Z"  # nothing expired
+        params = self._owner(now=now, limit=-1 if limit is None else int(limit))
         if keywords is not None:
             # The casefolded keyword index (migration 3): a lookup, not a scan of JSON.
             sql += """ AND id IN (SELECT note_id FROM note_keywords
@@ -731,9 +735,10 @@ class UserMemory:
         notes = _long_term(merged_notes)
         with self._store._transaction(write=True) as conn:
             stored = {r[0] for r in conn.execute(
-                "SELECT id FROM notes WHERE tenant_id = :tenant AND user_id = :user", self._owner())}
+                "SELECT id FROM notes WHERE tenant_id = :tenant AND user_id = :user",
+                self._owner())}
             raise_refused("notes", refused_notes(self._store.write_policy,
-                                                   [n for n in notes if n.id not in stored]))
+                                                  [n for n in notes if n.id not in stored]))
             self._write_notes(conn, notes, session_id, superseded=list(superseded))
             conn.execute(
                 "DELETE FROM session_notes WHERE tenant_id = :tenant AND user_id = :user AND session_id = :session",
@@ -887,10 +892,11 @@ class UserMemory:
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"cannot import: {exc}") from exc
         policy = self._store.write_policy
-        notes = [MemoryNote.from_dict({k: v for k, v in item.items() if k not in ("session_id", "superseded_at")})
+        where = ("session_id", "superseded_at")
+        notes = [MemoryNote.from_dict({k: v for k, v in item.items() if k not in where})
                  for item in document["notes"]]
         raise_refused("the import", refused_notes(policy, notes + [n for _, n in staged])
-                       + refused_profile(policy, profile or {}))
+                      + refused_profile(policy, profile or {}))
         owner = "tenant_id = :tenant AND user_id = :user"
         with self._store._transaction(write=True) as conn:
             for table in ("notes", "session_notes", "profiles", "note_keywords"):

@@ -233,6 +233,7 @@ class PostgresMemoryStore:
         self._secret = secret
         self.clock = clock
         self.write_policy: WritePolicy = DEFAULT_WRITE_POLICY  # every write path checks it
+        self.expiry = True  # False serves expired notes as live (evals switch the guard off)
 
     @classmethod
     def open(
@@ -241,6 +242,7 @@ class PostgresMemoryStore:
         *,
         clock: Clock = system_clock,
         write_policy: WritePolicy | None = None,
+        expiry: bool = True,
     ) -> "PostgresMemoryStore":
         """Connect as the application role; refuse one that RLS would not bind.
 
@@ -279,6 +281,7 @@ class PostgresMemoryStore:
             conn.close()
             raise
         store = cls(conn, clock, bytes(row[0]))
+        store.expiry = expiry
         if write_policy is not None:
             store.write_policy = write_policy
         return store
@@ -395,7 +398,8 @@ class PostgresUserMemory:
         self, conn: Any, keywords: Iterable[str] | None, limit: int | None
     ) -> list[MemoryNote]:
         sql = f"SELECT {_SELECT_NOTE} FROM notes WHERE {self._LIVE}"
-        params = self._owner(now=self._now(), limit=limit)
+        now = self._now() if self._store.expiry else "0001-01-01T00:00:00.000000Z"  # none expired
+        params = self._owner(now=now, limit=limit)
         if keywords is not None:
             sql += " AND keywords_folded && %(wanted)s::text[]"  # the GIN index
             params["wanted"] = sorted({fold(k) for k in keywords})

@@ -75,11 +75,13 @@ def tool_results_arrived(items: Iterable[Any]) -> bool:
     for item in items:
         if not isinstance(item, dict):
             continue
-        if item.get("type") in ("function_call_output", "computer_call_output") or item.get("role") == "tool":
+        kind = item.get("type")
+        if kind in ("function_call_output", "computer_call_output") or item.get("role") == "tool":
             return True
         content = item.get("content")
         if item.get("role") == "user" and isinstance(content, list) and any(
-                isinstance(c, dict) and c.get("type") not in (None, "input_text", "text") for c in content):
+                isinstance(c, dict) and c.get("type") not in (None, "input_text", "text")
+                for c in content):
             return True  # a file or image the user attached is a document, not the user's words
     return False
 

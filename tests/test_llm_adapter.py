@@ -4,7 +4,10 @@ Most tests here need no model: the LLM is replaced by a fake `EmbeddedLLM` that 
 completions, so what is tested is the adapter's own logic (parsing, recovery, output items).
 """
 
+import asyncio
 import json
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -18,20 +21,31 @@ set_tracing_disabled(True)
 
 
 class FakeLLM:
-    """Stands in for EmbeddedLLM: a chat template that just joins messages, scripted completions."""
+    """Stands in for EmbeddedLLM: a ChatML-like template (tools appended to the system message,
+    as Qwen's does) and scripted completions."""
 
-    def __init__(self, outputs):
+    def __init__(self, outputs, cached_tokens=0):
         self.outputs = list(outputs)
+        self.cached_tokens = cached_tokens
         self.history: list[CompletionRecord] = []
         self.templates: list[tuple[list, list | None]] = []
+        self.options: list[dict] = []
 
     def apply_template(self, messages, tools=None):
         self.templates.append((messages, tools))
-        return "\n".join(f"{m['role']}: {m.get('content')}" for m in messages)
+        parts = []
+        for m in messages:
+            content = m.get("content") or json.dumps(m.get("tool_calls"))
+            if m["role"] == "system" and tools:
+                content += "\n\n# Tools\n" + json.dumps(tools)
+            parts.append(f"<|im_start|>{m['role']}\n{content}<|im_end|>\n")
+        return "".join(parts) + "<|im_start|>assistant\n"
 
-    def complete(self, prompt, *, grammar=None, max_tokens=0, temperature=0.0, seed=0):
+    def complete(self, prompt, *, grammar=None, **options):
+        self.options.append(options)
         text = self.outputs.pop(0)
-        record = CompletionRecord(prompt, grammar or "", text, 10, 5, 0.1, 0.1, 0.2)
+        record = CompletionRecord(prompt, grammar or "", text, 10, 5, 0.1, 0.1, 0.2,
+                                  cached_tokens=self.cached_tokens)
         self.history.append(record)
         return record
 
@@ -46,24 +60,93 @@ def save_memory_note(text: str, keywords: list[str]) -> str:
     return "Saved."
 
 
-def run(outputs, **agent_kwargs):
+def run(outputs, *, cached_tokens=0, model=None, **agent_kwargs):
     saved.clear()
-    fake = FakeLLM(outputs)
-    agent = Agent(name="t", instructions="Be brief.", model=LocalModel(fake), tools=[save_memory_note],
-                  **agent_kwargs)
+    fake = FakeLLM(outputs, cached_tokens)
+    agent = Agent(name="t", instructions="Be brief.", model=model or LocalModel(fake),
+                  tools=[save_memory_note], **agent_kwargs)
     result = Runner.run_sync(agent, "I'm vegetarian.")
     return result, fake
 
 
+def call(text, keywords=("diet",)):
+    return json.dumps({"name": "save_memory_note", "arguments": {"text": text, "keywords": list(keywords)}})
+
+
 def test_well_formed_call_is_executed_by_the_sdk():
-    call = '<tool_call>\n{"name": "save_memory_note", "arguments": {"text": "Is vegetarian", "keywords": ["diet"]}}\n</tool_call>'
-    result, fake = run([call, "Noted: vegetarian."])
+    tagged = f"<tool_call>\n{call('Is vegetarian')}\n</tool_call>"
+    result, fake = run([tagged, "Noted: vegetarian."])
     assert saved == ["Is vegetarian"]
     assert result.final_output == "Noted: vegetarian."
-    # The second request saw the tool's output and was constrained to prose (no tools offered).
-    assert fake.templates[1][1] is None
+    # The second request saw the tool's output, and the tools are still on offer (issue 13).
     assert fake.templates[1][0][-1]["role"] == "tool"
-    assert "call_json" not in fake.history[1].grammar
+    assert fake.templates[1][1] is not None and "call_json" in fake.history[1].grammar
+
+
+def test_each_call_of_a_turn_extends_the_previous_prompt_with_the_tools_first():
+    result, fake = run([call("Is vegetarian"), "Noted."])
+    first, second = fake.history[0].prompt, fake.history[1].prompt
+    assert second.startswith(first.removesuffix("<|im_start|>assistant\n"))
+    # Tools (stable) come before the system message (memory, which changes during a session).
+    assert first.index("# Tools") < first.index("Be brief.")
+
+
+def test_cached_prompt_tokens_reach_the_sdk_usage():
+    result, fake = run([call("Is vegetarian"), "Noted."], cached_tokens=7)
+    usage = result.context_wrapper.usage
+    assert usage.input_tokens == 20 and usage.input_tokens_details.cached_tokens == 14
+
+
+def test_the_model_can_chain_calls_after_a_tool_result():
+    result, fake = run([call("Is vegetarian"), call("Prefers aisle seats", ["seat"]), "Both noted."])
+    assert saved == ["Is vegetarian", "Prefers aisle seats"]
+    assert result.final_output == "Both noted."
+
+
+def test_an_echoed_call_is_dropped_and_the_model_answers_instead():
+    result, fake = run([call("Is vegetarian"), call("Is vegetarian"), "Noted: vegetarian."])
+    assert saved == ["Is vegetarian"]  # the identical call never reached the tool a second time
+    assert result.final_output == "Noted: vegetarian."
+    assert "call_json" not in fake.history[2].grammar  # the retry could only answer
+    assert result.last_agent.model.problems == ["1 repeated call(s) dropped", "only repeated calls"]
+
+
+def test_same_arguments_in_another_order_count_as_the_same_call():
+    reordered = json.dumps({"name": "save_memory_note",
+                            "arguments": {"keywords": ["diet"], "text": "Is vegetarian"}})
+    result, _ = run([call("Is vegetarian"), reordered, "Done."])
+    assert saved == ["Is vegetarian"]
+
+
+def test_after_the_cap_the_model_may_only_answer():
+    outputs = [call("Is vegetarian"), call("Prefers aisle seats"), "Done."]
+    result, fake = run(outputs, model=LocalModel(FakeLLM(outputs), max_calls_per_turn=2))
+    assert saved == ["Is vegetarian", "Prefers aisle seats"]
+    grammars = [r.grammar for r in result.last_agent.model.llm.history]
+    assert ["call_json" in g for g in grammars] == [True, True, False]
+
+
+def test_several_distinct_calls_in_one_response_duplicates_dropped():
+    three = "\n".join(f"<tool_call>\n{c}\n</tool_call>" for c in
+                      [call("Is vegetarian"), call("Prefers aisle seats"), call("Is vegetarian")])
+    result, fake = run([three, "Noted both."])
+    assert saved == ["Is vegetarian", "Prefers aisle seats"]
+    assert len(fake.history) == 2
+
+
+def test_a_turn_starts_at_the_last_user_message():
+    earlier = {"role": "assistant", "tool_calls": [
+        {"function": {"name": "save_memory_note", "arguments": '{"text": "x"}'}}]}
+    messages = [{"role": "user", "content": "a"}, earlier, {"role": "tool", "content": "ok"},
+                {"role": "user", "content": "b"}]
+    assert llm.calls_this_turn(messages) == []
+    assert llm.calls_this_turn(messages + [earlier]) == [("save_memory_note", '{"text": "x"}')]
+
+
+def test_grammar_allows_up_to_the_given_number_of_calls():
+    tools = [{"type": "function", "function": {"name": "a", "parameters": {"type": "object"}}}]
+    assert 'calls: call ("\\n" call ("\\n" call)?)?' in build_grammar(tools, None, max_calls=3)
+    assert "calls: call\n" in build_grammar(tools, None, max_calls=1)
 
 
 def test_bare_json_and_fenced_json_calls_are_accepted():
@@ -124,10 +207,10 @@ def test_structured_output_uses_the_schema_grammar():
 def test_grammar_names_each_offered_tool_as_a_constant():
     tools = [{"type": "function", "function": {"name": n, "parameters": {"type": "object"}}} for n in ("a", "b")]
     grammar = build_grammar(tools, None)
-    assert grammar.startswith("%llguidance {}\nstart: call | answer")
+    assert grammar.startswith("%llguidance {}\nstart: calls | answer")
     schema = json.loads(grammar.split("call_json: %json ", 1)[1].split("\n", 1)[0])
     assert [option["properties"]["name"] for option in schema["anyOf"]] == [{"const": "a"}, {"const": "b"}]
-    assert build_grammar(tools, None, allow_answer=False).startswith("%llguidance {}\nstart: call\n")
+    assert build_grammar(tools, None, allow_answer=False).startswith("%llguidance {}\nstart: calls\n")
 
 
 def test_corrupted_model_file_is_refused_before_loading(tmp_path: Path):
@@ -149,9 +232,16 @@ def test_custom_gguf_with_wrong_hash_never_reaches_llama_cpp(tmp_path, monkeypat
     bad.write_bytes(b"GGUF" + b"x" * 64)
     monkeypatch.setenv("AGENT_MEMORY_GGUF", str(bad))
     monkeypatch.setenv("AGENT_MEMORY_GGUF_SHA256", "1" * 64)
-    monkeypatch.setattr(llm, "EmbeddedLLM", lambda *a, **k: pytest.fail("llama.cpp must not see a bad file"))
-    with pytest.raises(ModelFileError):
-        llm.resolve_model_file()
+    monkeypatch.setattr(llm, "_embedded", None)
+    reached = []
+    monkeypatch.setattr(llm, "EmbeddedLLM", lambda *a, **k: reached.append(a))
+    with pytest.raises(ModelFileError, match="sha256"):
+        llm.embedded_llm()  # the path that loads the model: verify, then EmbeddedLLM
+    assert reached == []
+    # The same path with the right hash does reach it, so the check above can fail.
+    monkeypatch.setenv("AGENT_MEMORY_GGUF_SHA256", llm.sha256_of(bad))
+    llm.embedded_llm()
+    assert reached == [(bad,)]
 
 
 def test_backend_selection_follows_the_key(monkeypatch):
@@ -173,3 +263,173 @@ def test_a_local_model_built_without_a_key_turns_tracing_off(monkeypatch):
         assert get_trace_provider()._disabled
     finally:
         set_tracing_disabled(True)
+
+
+def test_structured_answer_with_tools_is_one_generation():
+    saved.clear()
+    fake = FakeLLM(['{"city": "Paris", "nights": 3}'])
+    agent = Agent(name="t", instructions="Extract.", model=LocalModel(fake), tools=[save_memory_note],
+                  output_type=Trip)
+    result = Runner.run_sync(agent, "Three nights in Paris.")
+    assert result.final_output == Trip(city="Paris", nights=3)
+    assert len(fake.history) == 1 and result.last_agent.model.problems == []
+    # ...while a call is still a call when an output type is set
+    parsed = parse_output(call("Is vegetarian"), {"save_memory_note"}, answer_is_json=True)
+    assert parsed.kind == "calls"
+
+
+def test_function_style_and_json_calls_are_checked_against_the_tool_schema():
+    schema = {"type": "object", "properties": {"text": {"type": "string"}},
+              "required": ["text"], "additionalProperties": False}
+    tools = {"save_memory_note": schema}
+    bad = parse_output('save_memory_note({"text": 5})', tools)
+    assert bad.kind == "invalid_call" and "do not match its schema" in bad.problem
+    extra = parse_output('save_memory_note({"text": "x", "evil": "y"})', tools)
+    assert extra.kind == "invalid_call"
+    assert parse_output('save_memory_note({"text": "x"})', tools).kind == "calls"
+    json_bad = parse_output('{"name": "save_memory_note", "arguments": {}}', tools)
+    assert json_bad.kind == "invalid_call" and "'text' is a required property" in json_bad.problem
+
+
+# --------------------------------------------------------------------------- EmbeddedLLM, fake server
+
+class FakeServer:
+    """llama.cpp's streamed completions: one chunk per word, `delay` seconds apart, timings last."""
+
+    def __init__(self, words=("Paris", " is", " nice."), delay=0.0, error=None, cache_n=0):
+        self.words, self.delay, self.error, self.cache_n = list(words), delay, error, cache_n
+        self.requests: list[dict] = []
+        self.stopped_early = threading.Event()
+
+    def handle_completions(self, request, callback):
+        self.requests.append(request)
+        if self.error is not None:
+            callback(self.error)
+            return
+        for i, word in enumerate(self.words):
+            time.sleep(self.delay)
+            chunk = {"choices": [{"text": word, "index": 0}]}
+            if i == len(self.words) - 1:
+                chunk["timings"] = {"cache_n": self.cache_n, "prompt_n": 4, "predicted_n": len(self.words),
+                                    "prompt_ms": 40.0, "predicted_ms": 30.0}
+            if callback(chunk):
+                self.stopped_early.set()
+                return
+
+
+def fake_engine(**server_options) -> tuple[llm.EmbeddedLLM, FakeServer]:
+    server = FakeServer(**server_options)
+    return llm.EmbeddedLLM(Path("fake.gguf"), server=server), server
+
+
+def test_streamed_completion_is_assembled_with_cached_tokens():
+    engine, server = fake_engine(cache_n=96)
+    record = engine.complete("p", grammar="g")
+    assert record.text == "Paris is nice."
+    assert (record.prompt_tokens, record.cached_tokens, record.computed_prompt_tokens) == (100, 96, 4)
+    assert server.requests[0]["cache_prompt"] is True and server.requests[0]["grammar"] == "g"
+    assert llm.EmbeddedLLM(Path("x"), server=server, cache_prompt=False).complete("p") and \
+        server.requests[-1]["cache_prompt"] is False
+
+
+def test_a_timed_out_call_stops_and_frees_the_model_for_the_next_caller():
+    engine, server = fake_engine(words=["w"] * 100, delay=0.05)  # 5 s if nobody stops it
+    started = time.perf_counter()
+    with pytest.raises(llm.ModelTimeoutError, match="limit"):
+        engine.complete("slow", timeout=0.3)
+    assert time.perf_counter() - started < 1.5 and server.stopped_early.is_set()
+    server.words, server.delay = ["ok"], 0.0
+    started = time.perf_counter()
+    assert engine.complete("next", timeout=1.0).text == "ok"
+    assert time.perf_counter() - started < 0.5  # no wait behind the abandoned call
+
+
+def test_a_cancelled_agent_call_does_not_keep_the_model_busy():
+    engine, server = fake_engine(words=["w"] * 200, delay=0.05)  # 10 s if nobody stops it
+    engine.apply_template = lambda messages, tools=None: "prompt"  # no HTTP side in the fake
+    agent = Agent(name="t", instructions="Be brief.", model=LocalModel(engine))
+
+    async def scenario():
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(Runner.run(agent, "hi"), timeout=0.3)
+        await asyncio.to_thread(server.stopped_early.wait, 2.0)
+
+    started = time.perf_counter()
+    asyncio.run(scenario())
+    assert server.stopped_early.is_set() and time.perf_counter() - started < 2.5
+    assert engine._lock.acquire(timeout=0.5)  # free again
+    engine._lock.release()
+
+
+def test_a_grammar_llama_cpp_cannot_compile_is_a_clear_error():
+    engine, _ = fake_engine(error={"error": {"code": 400, "type": "invalid_request_error",
+                                             "message": "Failed to initialize samplers: llguidance "
+                                                        "grammar error: unsupported keyword"}})
+    with pytest.raises(llm.GrammarError, match="Simplify the JSON schema"):
+        engine.complete("p", grammar="%llguidance {}\nstart: %json {}")
+
+
+def test_a_gguf_llama_cpp_refuses_is_a_model_file_error(tmp_path):
+    bad = tmp_path / "refused.gguf"
+    bad.write_bytes(b"GGUF" + b"\x03\x00\x00\x00" + b"\x00" * 200)  # valid magic, no tensors
+    with pytest.raises(ModelFileError, match="AGENT_MEMORY_GGUF"):
+        llm.EmbeddedLLM(bad)
+
+
+def test_the_prompt_capture_and_inspector_show_cached_tokens():
+    from helpers.hooks import MemoryHooks, PromptCapture
+    from helpers.inspect import token_table
+    from helpers.state import MemoryState
+
+    saved.clear()
+    capture = PromptCapture()
+    agent = Agent(name="t", instructions="Be brief.", model=LocalModel(FakeLLM([call("Is vegan"), "Ok."], 7)),
+                  tools=[save_memory_note])
+    Runner.run_sync(agent, "I'm vegan.", hooks=MemoryHooks(capture=capture), context=MemoryState())
+    assert [c.usage.input_tokens_details.cached_tokens for c in capture.calls] == [7, 7]
+    assert "10 prompt tokens, 7 from the cache" in token_table(capture.calls[1], counter=len)
+
+
+def test_a_running_model_server_is_used_over_loopback(monkeypatch):
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    seen = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            seen.append((self.path, body))
+            if self.path == "/apply-template":
+                payload = json.dumps({"prompt": "user: " + body["messages"][-1]["content"]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            chunks = [{"choices": [{"text": "Hello"}]},
+                      {"choices": [{"text": " there."}], "timings": {"cache_n": 3, "prompt_n": 2}}]
+            for chunk in chunks:
+                self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+            self.wfile.write(b"data: [DONE]\n\n")
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        monkeypatch.setenv("AGENT_MEMORY_LLM_URL", url)
+        monkeypatch.setattr(llm, "_embedded", None)
+        assert llm.active_backend().model_name == url
+        engine = llm.embedded_llm()
+        prompt = engine.apply_template([{"role": "user", "content": "hi"}])
+        record = engine.complete(prompt)
+        assert (record.text, record.prompt_tokens, record.cached_tokens) == ("Hello there.", 5, 3)
+        assert [path for path, _ in seen] == ["/apply-template", "/v1/completions"]
+        assert seen[1][1]["prompt"] == "user: hi" and seen[1][1]["stream"] is True
+    finally:
+        server.shutdown()

@@ -58,15 +58,16 @@ class Backends:
     def __init__(self, name, server=None):
         self.name, self.server = name, server
 
-    def open(self, clock=fixed_clock(NOW), write_policy=None):
+    def open(self, clock=fixed_clock(NOW), write_policy=None, expiry=True):
         if self.name == "sqlite":
-            return MemoryStore.open(clock=clock, write_policy=write_policy)
+            return MemoryStore.open(clock=clock, write_policy=write_policy, expiry=expiry)
         import psycopg
 
         with psycopg.connect(self.server.conninfo(), autocommit=True) as admin:
             admin.execute("TRUNCATE notes, session_notes, profiles, audit")
         return PostgresMemoryStore.open(
-            self.server.conninfo("memory_app"), clock=clock, write_policy=write_policy
+            self.server.conninfo("memory_app"), clock=clock, write_policy=write_policy,
+            expiry=expiry,
         )
 
 
@@ -102,6 +103,9 @@ def test_no_public_handle_method_takes_a_user_or_tenant():
     assert public(MemoryStore) - sqlite_only <= public(PostgresMemoryStore)
     for name in ("secret", "audit_id", "for_user", "close"):
         assert hasattr(PostgresMemoryStore, name), name
+    # And open() takes the same options, but for SQLite's file path and lock timeout.
+    options = lambda open_: set(inspect.signature(open_).parameters)  # noqa: E731
+    assert options(MemoryStore.open) - {"path", "timeout"} <= options(PostgresMemoryStore.open)
 
 
 def test_notes_profile_keywords_limit_and_expiry(store):
@@ -126,6 +130,14 @@ def test_notes_profile_keywords_limit_and_expiry(store):
     assert texts(u.staged_notes("s1")) == ["Window seat this time"] and u.pending_sessions() == [
         "s1"
     ]
+
+
+def test_a_store_opened_without_expiry_serves_expired_notes_as_live(backend):
+    with backend.open(expiry=False) as store:
+        u = store.for_user("acme", "maya")
+        u.add_notes([note("Old promo code", expires_at="2026-05-02"), note("Prefers aisle seats")])
+        assert sorted(texts(u.active_notes())) == ["Old promo code", "Prefers aisle seats"]
+        assert len(u.load_state().global_notes) == 2
 
 
 def test_consolidation_supersedes_and_as_of_sees_the_past(store):

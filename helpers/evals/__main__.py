@@ -1,0 +1,5 @@
+import sys
+
+from helpers.evals.cli import main
+
+sys.exit(main())

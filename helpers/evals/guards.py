@@ -1,0 +1,93 @@
+"""The guards the scenarios test, and how to run without one: options passed in, nothing patched.
+
+`options_without("gate")` returns `RunOptions` for the runner; each guard is switched off the
+way an app would configure it: a write policy without some rules (`WritePolicy.without`), no
+tool-output filter, a store keyed by user id alone, a store that serves expired notes, a
+consolidation that trusts the model's direction in a conflict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How the runner builds memory for a scenario. The defaults: every guard on."""
+
+    write_policy: Any = None  # a helpers.write_policy.WritePolicy; None: the library's default
+    truncate_tool_output: bool = True  # the tool-output filter before every model call
+    tenant_keyed: bool = True  # False keys every user by user id alone (one shared tenant)
+    expiry: bool = True  # False: the store serves expired notes as live
+    recency: bool = True  # False: consolidation believes the model about which note is newer
+
+
+def _default_write_policy() -> Any:
+    try:
+        from helpers.write_policy import DEFAULT_WRITE_POLICY
+    except ImportError as error:  # the policy object lands with issue 11
+        raise RuntimeError("switching write-policy rules off needs helpers.write_policy") from error
+    return DEFAULT_WRITE_POLICY
+
+
+def _write_policy_without(*rule_ids: str) -> Any:
+    return _default_write_policy().without(*rule_ids)
+
+
+def _gate_off(options: RunOptions) -> RunOptions:
+    """Every rule but the scope rule: what the note says, and where its words came from."""
+    rules = [r for r in _default_write_policy().rule_ids if r != "scope_by_sentence"]
+    return replace(options, write_policy=_write_policy_without(*rules))
+
+
+GUARDS: dict[str, tuple[str, Callable[[RunOptions], RunOptions]]] = {
+    # name: (what it protects, how the runner switches it off)
+    "gate": (
+        "the write policy refuses unsafe notes (injections, contact details, secrets, words "
+        "the user "
+        "never said)",
+        _gate_off,
+    ),
+    "scope": (
+        "'this time' wording in the user's sentence makes a note session-scoped, so it never "
+        "reaches "
+        "long-term memory",
+        lambda o: replace(o, write_policy=_write_policy_without("scope_by_sentence")),
+    ),
+    "grounding": (
+        "names and numbers in a note must come from the user's own words",
+        lambda o: replace(o, write_policy=_write_policy_without("ungrounded")),
+    ),
+    "truncation": (
+        "oversized tool output is cut, with a marker, before it reaches the model",
+        lambda o: replace(o, truncate_tool_output=False),
+    ),
+    "tenant": (
+        "the store keys memory by tenant and user, not by user id alone",
+        lambda o: replace(o, tenant_keyed=False),
+    ),
+    "expiry": (
+        "expired notes are not served as live by the store",
+        lambda o: replace(o, expiry=False),
+    ),
+    "recency": (
+        "in a conflict the newer note wins, whichever way round the model names them",
+        lambda o: replace(o, recency=False),
+    ),
+}
+
+
+def options_without(*guards: str, options: RunOptions | None = None) -> RunOptions:
+    """Run options with the named guards switched off, e.g. `options_without("truncation")`."""
+    unknown = [g for g in guards if g not in GUARDS]
+    if unknown:
+        raise ValueError(f"unknown guard(s) {unknown}; known: {sorted(GUARDS)}")
+    options = options or RunOptions()
+    for guard in guards:
+        options = GUARDS[guard][1](options)
+    return options
+
+
+__all__ = ["GUARDS", "RunOptions", "options_without"]

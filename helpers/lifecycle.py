@@ -1,0 +1,368 @@
+"""The memory lifecycle in three calls: open a user's memory, run turns, end the session.
+
+    session = open_memory(store, "acme-travel", "maya", model=model)
+    turn = await session.run_turn("From now on I want vegetarian meals.")
+    report = await session.end_session()   # stage + consolidate + commit, in one call
+    print(report.summary())
+
+`open_memory` loads the user's profile and live notes from the store into a `MemoryState`
+that shares the store's clock (one "now" for both: no `pinned_now` to keep in step), and
+builds the concierge with memory instructions, hooks, prompt capture, trimming and tool-output
+truncation. Each `run_turn` stages the notes captured so far in the store, so a crash loses
+none. `end_session` consolidates the session into long-term memory, commits the result in one
+transaction and reports what changed.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from agents import Agent, ModelSettings, RunConfig
+from agents.items import ToolCallItem, ToolCallOutputItem
+from agents.models.interface import Model
+from openai.types.responses import ResponseFunctionToolCall
+
+from helpers import consolidation
+from helpers.budget import TokenCounter, count_tokens
+from helpers.concierge import make_concierge, run_turn
+from helpers.hooks import CapturedCall, MemoryInstructions, PromptCapture
+from helpers.policy import DEFAULT_POLICY, Policy
+from helpers.state import Clock, LedgerEntry, MemoryNote, MemoryState, parse_time
+from helpers.store import MemoryStore, UserMemory
+from helpers.tools import save_memory_note
+from helpers.trimming import TrimmingSession, tool_output_filter
+
+DEFAULT_MAX_TOOL_OUTPUT_CHARS = 4000
+
+
+class MovableClock:
+    """A clock an app or an eval moves on between sessions: `clock.advance(days=9)`.
+
+    Open the store with it (`MemoryStore.open(path, clock=clock)`); every state opened through
+    `open_memory` then reads the same "now".
+    """
+
+    def __init__(self, start: str | datetime):
+        self.now = parse_time(start) if isinstance(start, str) else start
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def set(self, instant: str | datetime) -> None:
+        self.now = parse_time(instant) if isinstance(instant, str) else instant
+
+    def advance(self, **delta: float) -> None:
+        self.now += timedelta(**delta)
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    name: str
+    arguments: str
+    output: str | None = None
+
+
+@dataclass
+class TurnResult:
+    """One user turn: what the agent answered and did, and what it cost."""
+
+    turn: int
+    message: str
+    answer: str
+    tool_calls: list[ToolCall]
+    notes_saved: list[MemoryNote]  # captured this turn (session notes, any scope)
+    refused: list[LedgerEntry]  # write attempts the write policy refused this turn
+    prompts: list[CapturedCall] = field(repr=False)  # every model call of the turn, exactly as sent
+    input_tokens: int
+    token_source: str  # "model usage", or an estimate when the model reports none
+    seconds: float
+
+    @property
+    def model_calls(self) -> int:
+        return len(self.prompts)
+
+
+@dataclass
+class SessionReport:
+    """What ending a session changed in long-term memory."""
+
+    session_id: str
+    captured: list[MemoryNote]  # notes the session wrote, before consolidation
+    added: list[MemoryNote]  # now in long-term memory
+    retired: list[
+        consolidation.MergeDecision
+    ]  # old notes kept as superseded (duplicate, merged, superseded)
+    dropped: list[
+        consolidation.MergeDecision
+    ]  # session-scoped or refused: not for long-term memory
+    needs_user: list[consolidation.Conflict]
+    consolidation: consolidation.ConsolidationReport
+    seconds: float
+
+    @property
+    def how(self) -> str:
+        """How consolidation ran: rules only, the model's plan, or why the model was not used."""
+        r = self.consolidation
+        return (
+            f"fallback ({r.fallback_reason})"
+            if r.fallback_reason
+            else "model plan applied"
+            if r.model_used
+            else f"rules only (model skipped: {r.model_skipped})"
+            if r.model_skipped
+            else "rules only"
+        )
+
+    def summary(self) -> str:
+        lines = [
+            f"session {self.session_id}: {len(self.captured)} captured, {len(self.added)} added, "
+            f"{len(self.retired)} retired, {len(self.dropped)} dropped; "
+            f"{self.how} ({self.seconds:.1f} s)"
+        ]
+        lines += [f"  + {n.text}" for n in self.added]
+        lines += [f"  ~ {d.note_id} {d.outcome} -> {d.target} ({d.reason})" for d in self.retired]
+        lines += [f"  - {d.note_id} {d.outcome} ({d.reason})" for d in self.dropped]
+        lines += [f"  ? {c.texts[0]!r} vs {c.texts[1]!r}" for c in self.needs_user]
+        return "\n".join(lines)
+
+
+def _estimate(calls: list[CapturedCall], counter: TokenCounter) -> int:
+    return sum(
+        counter(c.system_prompt)
+        + counter(json.dumps(c.input_items, ensure_ascii=False, default=str))
+        for c in calls
+    )
+
+
+def _tool_calls(items: list[Any]) -> list[ToolCall]:
+    """The function calls of a run, each with the output it got."""
+    outputs = {}
+    for item in items:
+        if isinstance(item, ToolCallOutputItem):
+            raw = item.raw_item
+            call_id = raw.get("call_id") if isinstance(raw, dict) else getattr(raw, "call_id", None)
+            outputs[call_id] = str(item.output)
+    return [
+        ToolCall(item.raw_item.name, item.raw_item.arguments, outputs.get(item.raw_item.call_id))
+        for item in items
+        if isinstance(item, ToolCallItem) and isinstance(item.raw_item, ResponseFunctionToolCall)
+    ]
+
+
+class MemorySession:
+    """One conversation with one user's memory; made by `open_memory`."""
+
+    def __init__(
+        self,
+        memory: UserMemory,
+        state: MemoryState,
+        agent: Agent[MemoryState],
+        *,
+        capture: PromptCapture,
+        session: TrimmingSession,
+        run_config: RunConfig,
+        consolidation_model: Model | str | None,
+        consolidation_timeout: float,
+        recency: bool,
+        write_policy: Any,
+        counter: TokenCounter,
+        max_model_calls: int,
+    ):
+        self.memory, self.state, self.agent = memory, state, agent
+        self.capture, self.session, self.run_config = capture, session, run_config
+        self.consolidation_model = consolidation_model
+        self.consolidation_timeout, self.recency = consolidation_timeout, recency
+        self.write_policy = write_policy
+        self.counter, self.max_model_calls = counter, max_model_calls
+        self.turns: list[TurnResult] = []
+        self.report: SessionReport | None = None
+
+    @property
+    def session_id(self) -> str:
+        return self.state.session_id
+
+    @property
+    def clock(self) -> Clock:
+        return self.state.clock
+
+    async def run_turn(self, message: str) -> TurnResult:
+        """Run one user turn; the notes captured so far are staged in the store even if it fails."""
+        if self.report is not None:
+            raise RuntimeError(
+                f"session {self.session_id} has ended; open_memory() starts the next one"
+            )
+        started, calls_before = time.perf_counter(), len(self.capture.calls)
+        notes_before, ledger_before = len(self.state.session_notes), len(self.state.ledger)
+        try:
+            result = await run_turn(
+                self.agent,
+                self.state,
+                message,
+                capture=self.capture,
+                session=self.session,
+                run_config=self.run_config,
+                max_turns=self.max_model_calls,
+            )
+        finally:
+            self.memory.stage_session_notes(self.session_id, self.state.session_notes)
+        calls = self.capture.calls[calls_before:]
+        used, source = result.context_wrapper.usage.input_tokens, "model usage"
+        if not used:  # scripted models report no usage: count what they were sent
+            used = _estimate(calls, self.counter)
+            source = "o200k_base estimate" if self.counter is count_tokens else "counted"
+        tool_calls = _tool_calls(result.new_items)
+        turn = TurnResult(
+            turn=self.state.turn_index,
+            message=message,
+            answer=str(result.final_output or ""),
+            tool_calls=tool_calls,
+            notes_saved=self.state.session_notes[notes_before:],
+            refused=[e for e in self.state.ledger[ledger_before:] if not e.allowed],
+            prompts=calls,
+            input_tokens=used,
+            token_source=source,
+            seconds=time.perf_counter() - started,
+        )
+        self.turns.append(turn)
+        return turn
+
+    async def end_session(self) -> SessionReport:
+        """Consolidate the session into long-term memory and commit it in one transaction."""
+        if self.report is not None:
+            return self.report
+        started = time.perf_counter()
+        state = self.state
+        captured = list(state.session_notes)
+        before = {n.id: (n.status, n.superseded_by, n.supersedes) for n in state.global_notes}
+        self.memory.stage_session_notes(
+            self.session_id, captured
+        )  # nothing lost if consolidation dies
+        # The write policy reaches consolidation only when the app chose one.
+        policy = {} if self.write_policy is None else {"write_policy": self.write_policy}
+        report = await consolidation.consolidate(
+            state,
+            self.consolidation_model,
+            clock=self.clock,
+            timeout=self.consolidation_timeout,
+            recency=self.recency,
+            **policy,
+        )
+        changed = [
+            n
+            for n in state.global_notes
+            if before.get(n.id) != (n.status, n.superseded_by, n.supersedes)
+        ]
+        self.memory.commit_consolidation(self.session_id, changed)
+        decisions = report.decisions.values()
+        added = [d.note_id for d in decisions if d.outcome == "added"] + report.created
+        self.report = SessionReport(
+            session_id=self.session_id,
+            captured=captured,
+            added=[n for i in added if (n := state.find_note(i)) is not None],
+            retired=[d for d in decisions if d.outcome in ("duplicate", "merged", "superseded")],
+            dropped=report.dropped,
+            needs_user=list(report.needs_user),
+            consolidation=report,
+            seconds=time.perf_counter() - started,
+        )
+        return self.report
+
+
+def open_memory(
+    store: MemoryStore,
+    tenant_id: str,
+    user_id: str,
+    *,
+    model: Model | None = None,
+    clock: Clock | None = None,
+    write_policy: Any = None,
+    policy: Policy = DEFAULT_POLICY,
+    session_id: str | None = None,
+    tools: list[Any] | None = None,
+    default_profile: dict[str, Any] | None = None,
+    model_settings: ModelSettings | None = None,
+    max_tool_output_chars: int | None = DEFAULT_MAX_TOOL_OUTPUT_CHARS,
+    max_turns_kept: int = 8,
+    consolidation_model: Model | str | None | bool = True,
+    consolidation_timeout: float = consolidation.DEFAULT_TIMEOUT,
+    recency: bool = True,
+    capture: PromptCapture | None = None,
+    counter: TokenCounter = count_tokens,
+    max_model_calls: int = 6,
+) -> MemorySession:
+    """Open one user's memory for a new session.
+
+    model: the agent's model (default: `helpers.llm.get_model()`).
+    clock: must be the store's (the default): store and state share one "now".
+    write_policy: a `helpers.write_policy.WritePolicy` for the capture tool and consolidation;
+        None keeps the library's default.
+    tools: extra tools beside `save_memory_note`.
+    max_tool_output_chars: tool outputs are cut to this before every model call; None: never.
+    consolidation_model: True (default) consolidates with `model`; None or False, rules only;
+        or another model.
+    capture: a PromptCapture to continue (turn numbers go on from its last turn).
+    max_model_calls: per turn (the SDK's max_turns); a tool call and the answer are two.
+    """
+    if clock is not None and clock is not store.clock:
+        raise ValueError(
+            "store and state share one clock: open the store with MemoryStore.open(..., clock=...)"
+        )
+    if model is None:
+        from helpers.llm import get_model  # loads the embedded model only when needed
+
+        model = get_model()
+    memory = store.for_user(tenant_id, user_id)
+    session_id = session_id or f"session:{store.clock().strftime('%Y-%m-%dT%H:%M:%S')}"
+    state = memory.load_state(default_profile, session_id=session_id)
+    state.clock = store.clock
+    if write_policy is not None:
+        state.write_policy = write_policy  # the capture tool and consolidation read it
+    capture = capture if capture is not None else PromptCapture()
+    state.turn_index = max(capture.turns(), default=0)
+    agent = make_concierge(model=model, policy=policy, tools=[save_memory_note, *(tools or [])])
+    if model_settings is not None:
+        agent = agent.clone(model_settings=model_settings)
+    if isinstance(agent.instructions, MemoryInstructions):  # so the capture keeps each rendering
+        capture.instructions = agent.instructions
+    session = TrimmingSession(
+        session_id,
+        max_turns=max_turns_kept,
+        state=state,
+        max_tool_output_chars=max_tool_output_chars,
+    )
+    run_config = RunConfig(
+        tracing_disabled=True,
+        call_model_input_filter=(
+            tool_output_filter(max_tool_output_chars) if max_tool_output_chars is not None else None
+        ),
+    )
+    if consolidation_model is True:
+        consolidation_model = model
+    return MemorySession(
+        memory,
+        state,
+        agent,
+        capture=capture,
+        session=session,
+        run_config=run_config,
+        consolidation_model=consolidation_model or None,
+        consolidation_timeout=consolidation_timeout,
+        recency=recency,
+        write_policy=write_policy,
+        counter=counter,
+        max_model_calls=max_model_calls,
+    )
+
+
+__all__ = [
+    "MemorySession",
+    "MovableClock",
+    "SessionReport",
+    "ToolCall",
+    "TurnResult",
+    "open_memory",
+]
