@@ -50,9 +50,9 @@ def percentiles(samples: list[float]) -> tuple[float, float]:
     return cuts[49], cuts[94]
 
 
-def rows(start: int, stop: int, users: int) -> list[tuple]:
+def rows(start: int, stop: int, users: int, note_row=_note_row) -> list[tuple]:
     return [
-        _note_row(*owner(i, users), make_note(random.Random(i), i), None, None)
+        note_row(*owner(i, users), make_note(random.Random(i), i), None, None)
         for i in range(start, stop)
     ]
 
@@ -67,15 +67,17 @@ def load_sqlite(store: MemoryStore, start: int, stop: int, users: int) -> None:
 def load_postgres(admin_conninfo: str, start: int, stop: int, users: int) -> None:
     import psycopg
 
+    from helpers.store_postgres import _pg_note_row
+
     columns = (
         "tenant_id, user_id, id, text, keywords, kind, scope, observed_at, source_ref, status, "
         "supersedes, superseded_by, expires_at, sensitivity, confidence, session_id, "
-        "superseded_at, observed_utc, expires_utc"
+        "superseded_at, observed_utc, expires_utc, text_folded, keywords_folded"
     )
     with psycopg.connect(admin_conninfo) as conn:  # the owner loads: bulk import, not an app path
         for first in range(start, stop, BATCH):
             with conn.cursor() as cur, cur.copy(f"COPY notes ({columns}) FROM STDIN") as copy:
-                for row in rows(first, min(stop, first + BATCH), users):
+                for row in rows(first, min(stop, first + BATCH), users, _pg_note_row):
                     copy.write_row(row)
             conn.commit()
         conn.execute("ANALYZE notes")

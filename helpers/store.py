@@ -41,7 +41,9 @@ from helpers.retrieval import (
     rank,
 )
 from helpers.state import Clock, MemoryNote, MemoryState, parse_time, system_clock
-from helpers.write_policy import DEFAULT_WRITE_POLICY, PolicyRefused, WritePolicy
+from helpers.write_policy import (
+    DEFAULT_WRITE_POLICY, WritePolicy, raise_refused, refused_notes, refused_profile,
+)
 
 # One full-text token per (tenant, user): hex never holds the separator 'x', so it is one-to-one,
 # and the trailing 'x' keeps the porter stemmer off it. `_owner_token` is the same in Python.
@@ -223,6 +225,11 @@ class Erasure(int):
         return erasure
 
 
+def keyed_audit_id(secret: bytes, note_id: str) -> str:
+    """`audit_id` for every backend: HMAC of the note id under the store's secret."""
+    return "erased_" + hmac.new(secret, note_id.encode(), hashlib.sha256).hexdigest()[:16]
+
+
 def _utc(value: str | datetime) -> str:
     """Canonical UTC text with fixed width, so SQL can compare instants as strings."""
     instant = parse_time(value) if isinstance(value, str) else value
@@ -380,7 +387,7 @@ class MemoryStore:
     def audit_id(self, note_id: str) -> str:
         """The id an audit row keeps for an erased note: keyed, so a guessed text cannot be
         confirmed from it (note ids are a plain hash of scope, date and text)."""
-        return "erased_" + hmac.new(self.secret, note_id.encode(), hashlib.sha256).hexdigest()[:16]
+        return keyed_audit_id(self.secret, note_id)
 
     @property
     def schema_version(self) -> int:
@@ -686,7 +693,7 @@ class UserMemory:
 
     def save_profile(self, profile: dict[str, Any]) -> None:
         """Store the profile. Every key and value passes the write policy first (PolicyRefused)."""
-        _raise_refused("profile", _refused_profile(self._store.write_policy, profile))
+        raise_refused("profile", refused_profile(self._store.write_policy, profile))
         text = json.dumps(profile, ensure_ascii=False)
         with self._store._transaction(write=True) as conn:
             conn.execute(
@@ -700,7 +707,7 @@ class UserMemory:
         Every note passes the store's write policy first; if any is refused, none is written and
         PolicyRefused lists them."""
         notes = _long_term(notes)
-        _raise_refused("notes", _refused_notes(self._store.write_policy, notes))
+        raise_refused("notes", refused_notes(self._store.write_policy, notes))
         with self._store._transaction(write=True) as conn:
             self._write_notes(conn, notes, session_id, superseded=())
         return len(notes)
@@ -708,7 +715,7 @@ class UserMemory:
     def stage_session_notes(self, session_id: str, notes: Iterable[MemoryNote]) -> int:
         """Persist notes captured during a session, so a crash before consolidation loses none."""
         notes = list(notes)
-        _raise_refused("session notes", _refused_notes(self._store.write_policy, notes))
+        raise_refused("session notes", refused_notes(self._store.write_policy, notes))
         rows = [self._owner(session=session_id, id=n.id, note=json.dumps(n.to_dict(), ensure_ascii=False),
                             expires=_utc(n.expires_at) if n.expires_at else None) for n in notes]
         with self._store._transaction(write=True) as conn:
@@ -730,8 +737,8 @@ class UserMemory:
             stored = {r[0] for r in conn.execute(
                 "SELECT id FROM notes WHERE tenant_id = :tenant AND user_id = :user",
                 self._owner())}
-            _raise_refused("notes", _refused_notes(self._store.write_policy,
-                                                   [n for n in notes if n.id not in stored]))
+            raise_refused("notes", refused_notes(self._store.write_policy,
+                                                  [n for n in notes if n.id not in stored]))
             self._write_notes(conn, notes, session_id, superseded=list(superseded))
             conn.execute(
                 "DELETE FROM session_notes WHERE tenant_id = :tenant AND user_id = :user AND session_id = :session",
@@ -888,8 +895,8 @@ class UserMemory:
         where = ("session_id", "superseded_at")
         notes = [MemoryNote.from_dict({k: v for k, v in item.items() if k not in where})
                  for item in document["notes"]]
-        _raise_refused("the import", _refused_notes(policy, notes + [n for _, n in staged])
-                       + _refused_profile(policy, profile or {}))
+        raise_refused("the import", refused_notes(policy, notes + [n for _, n in staged])
+                      + refused_profile(policy, profile or {}))
         owner = "tenant_id = :tenant AND user_id = :user"
         with self._store._transaction(write=True) as conn:
             for table in ("notes", "session_notes", "profiles", "note_keywords"):
@@ -908,40 +915,6 @@ class UserMemory:
                    VALUES (:tenant, :user, :at, 'import', NULL, :reason)""",
                 self._owner(at=self._now(), reason=f"replaced memory with {len(rows)} imported notes"))
         return len(rows)
-
-
-def _refused_notes(policy: WritePolicy, notes: list[MemoryNote]) -> list[tuple[str, str]]:
-    decisions = [(n.id, policy.check(n.text, n.keywords, kind=n.kind)) for n in notes]
-    return [(i, d.rule or "") for i, d in decisions if not d.allowed]
-
-
-def _refused_profile(policy: WritePolicy, profile: dict[str, Any],
-                     path: str = "profile") -> list[tuple[str, str]]:
-    """Each profile key and value (nested too) is checked as a fact, with its key as the cue."""
-    if not isinstance(profile, dict):
-        raise TypeError(f"the profile must be a dict, got {type(profile).__name__}")
-    refused = []
-    for key, value in profile.items():
-        where = f"{path}.{key}"
-        values = value if isinstance(value, list) else [value]
-        for item in values:
-            if isinstance(item, dict):
-                refused += _refused_profile(policy, item, where)
-                continue
-            for text, cue in ((str(key), []), (str(item), [str(key)])):
-                if item is None or not text.strip():
-                    continue
-                decision = policy.check(text, cue, kind="fact")
-                if not decision.allowed:
-                    refused.append((where, decision.rule or ""))
-    return list(dict.fromkeys(refused))
-
-
-def _raise_refused(what: str, refused: list[tuple[str, str]]) -> None:
-    if refused:
-        listed = ", ".join(f"{i} ({rule})" for i, rule in refused)
-        raise PolicyRefused(f"the write policy refused {what}: {listed}; nothing was written",
-                            refused)
 
 
 def _long_term(notes: Iterable[MemoryNote]) -> list[MemoryNote]:

@@ -10,9 +10,17 @@ The differences are where the guarantees come from:
   a role that bypasses RLS, so a forgotten WHERE clause returns nothing instead of someone else's.
 - Full-text search is a generated `tsvector` column (english) matched with `@@`; `ts_rank` picks the
   candidates and `helpers.retrieval.rank` scores them exactly as for SQLite.
-- Erasure deletes the rows (and their tsvector) in one transaction with the audit row. PostgreSQL
-  keeps dead row versions until VACUUM reclaims them (autovacuum, or `VACUUM` by the owner):
-  unlike SQLite's secure_delete, the bytes are not zeroed at once.
+- Erasure deletes the rows (and their tsvector) in one transaction with the audit row, which
+  keeps a keyed id (`store.audit_id`), never the note's. Unlike SQLite's secure_delete, the bytes
+  are not zeroed: a byte scan of the data folder after `forget` and a CHECKPOINT finds the text in
+  the table files, still after a plain VACUUM (it frees the space without clearing it), gone from
+  them after `VACUUM FULL` (a rewrite, as the owner), and in the WAL until its segments are
+  overwritten. The returned `Erasure.checkpoint` is therefore never completed and says so.
+- Matching folds case in Python (`helpers.store.fold`: NFKC + Unicode casefold), because
+  PostgreSQL's lower() follows the database locale: the folded text and keywords are stored
+  beside each note, so `forget(matching=)` and keyword filters agree with SQLite's.
+- Every write passes the store's write policy (`open(..., write_policy=...)`), with the same
+  helpers as SQLite (`helpers.write_policy.refused_notes`...): one refusal, nothing written.
 
     admin = "host=/tmp/pg dbname=memory user=postgres"     # the owner, once
     create_schema(admin, app_password=None)                 # tables, RLS, the memory_app role
@@ -25,6 +33,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
 import subprocess
 import tempfile
@@ -49,12 +58,23 @@ from helpers.state import Clock, MemoryNote, MemoryState, system_clock
 from helpers.store import (
     EXPORT_FORMAT,
     AuditEntry,
+    CheckpointResult,
+    Erasure,
     StoreError,
     _long_term,
     _NOTE_COLUMNS,
     _note_row,
     _SELECT_NOTE,
     _utc,
+    fold,
+    keyed_audit_id,
+)
+from helpers.write_policy import (
+    DEFAULT_WRITE_POLICY,
+    WritePolicy,
+    raise_refused,
+    refused_notes,
+    refused_profile,
 )
 
 APP_ROLE = "memory_app"
@@ -71,11 +91,17 @@ SCHEMA = [
         observed_utc TEXT NOT NULL, expires_utc TEXT,  -- canonical UTC text, as in SQLite
         search TSVECTOR GENERATED ALWAYS AS (to_tsvector('english', text || ' ' || keywords))
             STORED,
+        -- fold(text) and fold(keyword) for each keyword, written by Python (see the docstring)
+        text_folded TEXT NOT NULL, keywords_folded TEXT[] NOT NULL,
         PRIMARY KEY (tenant_id, user_id, id))""",
     "CREATE INDEX notes_live ON notes (tenant_id, user_id, status, expires_utc, observed_utc)",
+    # Keyword filters (`keywords_folded && wanted`) are index lookups.
+    "CREATE INDEX notes_keywords ON notes USING GIN (keywords_folded)",
     """CREATE TABLE session_notes (
         tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL, id TEXT NOT NULL,
-        note TEXT NOT NULL, expires_utc TEXT, PRIMARY KEY (tenant_id, user_id, session_id, id))""",
+        note TEXT NOT NULL, expires_utc TEXT,
+        text_folded TEXT NOT NULL, keywords_folded TEXT[] NOT NULL,
+        PRIMARY KEY (tenant_id, user_id, session_id, id))""",
     """CREATE TABLE profiles (
         tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, profile TEXT NOT NULL,
         PRIMARY KEY (tenant_id, user_id))""",
@@ -83,6 +109,10 @@ SCHEMA = [
         seq BIGSERIAL PRIMARY KEY, tenant_id TEXT NOT NULL, user_id TEXT NOT NULL,
         at TEXT NOT NULL, action TEXT NOT NULL, note_id TEXT, reason TEXT NOT NULL)""",
     "CREATE INDEX audit_by_user ON audit (tenant_id, user_id, seq)",
+    # A random secret per store (create_schema fills it): keys the ledger and the audit ids.
+    # Store-wide, so no row-level security; the application role may only read it.
+    """CREATE TABLE store_secret (
+        id INTEGER PRIMARY KEY CHECK (id = 1), secret BYTEA NOT NULL)""",
     *[
         statement
         for table in _TABLES
@@ -102,8 +132,8 @@ SCHEMA = [
 _INSERT_NOTE = f"""
     INSERT INTO notes (tenant_id, user_id, id, text, keywords, kind, scope, observed_at, source_ref,
         status, supersedes, superseded_by, expires_at, sensitivity, confidence, session_id,
-        superseded_at, observed_utc, expires_utc)
-    VALUES ({", ".join(["%s"] * 19)})
+        superseded_at, observed_utc, expires_utc, text_folded, keywords_folded)
+    VALUES ({", ".join(["%s"] * 21)})
     ON CONFLICT (tenant_id, user_id, id) DO UPDATE SET
         text = excluded.text, keywords = excluded.keywords, kind = excluded.kind,
         scope = excluded.scope, observed_at = excluded.observed_at,
@@ -114,8 +144,39 @@ _INSERT_NOTE = f"""
         session_id = COALESCE(excluded.session_id, notes.session_id),
         superseded_at = CASE WHEN excluded.status = 'superseded'
                              THEN COALESCE(excluded.superseded_at, notes.superseded_at) END,
-        observed_utc = excluded.observed_utc, expires_utc = excluded.expires_utc
+        observed_utc = excluded.observed_utc, expires_utc = excluded.expires_utc,
+        text_folded = excluded.text_folded, keywords_folded = excluded.keywords_folded
 """
+
+# What an erasure on PostgreSQL cannot promise (see the module docstring).
+ERASURE_PENDING = (
+    "PostgreSQL keeps the erased rows' bytes in the table files (a plain VACUUM frees the space "
+    "without clearing it) and in WAL segments until they are overwritten: run VACUUM FULL on "
+    "notes and session_notes as the owner to rewrite the tables without them"
+)
+
+
+def _erasure_pending(erased: int) -> CheckpointResult:
+    """Nothing erased: nothing pending. Otherwise what only the owner's VACUUM FULL can finish."""
+    if not erased:
+        return CheckpointResult(completed=True, attempts=0)
+    return CheckpointResult(completed=False, attempts=0, pending=ERASURE_PENDING)
+
+
+def _folded(text: str, keywords: Iterable[str]) -> tuple[str, list[str]]:
+    return fold(text), [fold(k) for k in keywords]
+
+
+def _pg_note_row(
+    tenant_id: str,
+    user_id: str,
+    note: MemoryNote,
+    session_id: str | None,
+    superseded_at: str | None,
+) -> tuple:
+    """One `notes` row in the column order of `_INSERT_NOTE`: SQLite's, plus the folded forms."""
+    row = _note_row(tenant_id, user_id, note, session_id, superseded_at)
+    return (*row, *_folded(note.text, note.keywords))
 
 
 def _psycopg():
@@ -159,19 +220,35 @@ def create_schema(
                 )
             )
             conn.execute(sql.SQL("GRANT USAGE ON SEQUENCE audit_seq_seq TO {}").format(role))
+            conn.execute(sql.SQL("GRANT SELECT ON store_secret TO {}").format(role))
+            conn.execute("INSERT INTO store_secret VALUES (1, %s)", (secrets.token_bytes(32),))
 
 
 class PostgresMemoryStore:
     """A PostgreSQL database holding every tenant's and user's memory; RLS keeps them apart."""
 
-    def __init__(self, conn: Any, clock: Clock) -> None:
+    def __init__(self, conn: Any, clock: Clock, secret: bytes) -> None:
         self._conn = conn
         self._lock = threading.RLock()  # one connection, shared by handles and threads
+        self._secret = secret
         self.clock = clock
+        self.write_policy: WritePolicy = DEFAULT_WRITE_POLICY  # every write path checks it
+        self.expiry = True  # False serves expired notes as live (evals switch the guard off)
 
     @classmethod
-    def open(cls, conninfo: str, *, clock: Clock = system_clock) -> "PostgresMemoryStore":
-        """Connect as the application role; refuse one that RLS would not bind."""
+    def open(
+        cls,
+        conninfo: str,
+        *,
+        clock: Clock = system_clock,
+        write_policy: WritePolicy | None = None,
+        expiry: bool = True,
+    ) -> "PostgresMemoryStore":
+        """Connect as the application role; refuse one that RLS would not bind.
+
+        `write_policy` (default DEFAULT_WRITE_POLICY) checks every note and profile value written
+        through the store; states loaded from it carry it, as with `MemoryStore.open`.
+        """
         psycopg = _psycopg()
         try:
             conn = psycopg.connect(conninfo)
@@ -190,11 +267,33 @@ class PostgresMemoryStore:
                 raise StoreError(
                     "no memory tables in this database: run create_schema(admin_conninfo) first"
                 )
+            if conn.execute("SELECT to_regclass('store_secret')").fetchone()[0] is None:
+                raise StoreError(
+                    "this database has an older memory schema (no store_secret table, no folded "
+                    "columns): export each user with the older code and import into a database "
+                    "made by create_schema(admin_conninfo)"
+                )
+            row = conn.execute("SELECT secret FROM store_secret").fetchone()
+            if row is None:
+                raise StoreError("the store has no secret: create_schema did not complete")
             conn.rollback()
         except BaseException:
             conn.close()
             raise
-        return cls(conn, clock)
+        store = cls(conn, clock, bytes(row[0]))
+        store.expiry = expiry
+        if write_policy is not None:
+            store.write_policy = write_policy
+        return store
+
+    @property
+    def secret(self) -> bytes:
+        """This store's random secret (made by create_schema): keys ledger digests and audit ids."""
+        return self._secret
+
+    def audit_id(self, note_id: str) -> str:
+        """The id an audit row keeps for an erased note: keyed, as in `MemoryStore.audit_id`."""
+        return keyed_audit_id(self._secret, note_id)
 
     def for_user(self, tenant_id: str, user_id: str) -> "PostgresUserMemory":
         for name, value in (("tenant_id", tenant_id), ("user_id", user_id)):
@@ -279,6 +378,11 @@ class PostgresUserMemory:
             ).fetchone()
             notes = self._active(conn, None, None)
         profile = json.loads(row[0]) if row else dict(default_profile or {})
+        state_fields = {
+            "write_policy": self._store.write_policy,
+            "ledger_key": self._store.secret,
+            **state_fields,
+        }
         return MemoryState(profile=profile, global_notes=notes, **state_fields)
 
     def active_notes(
@@ -294,11 +398,11 @@ class PostgresUserMemory:
         self, conn: Any, keywords: Iterable[str] | None, limit: int | None
     ) -> list[MemoryNote]:
         sql = f"SELECT {_SELECT_NOTE} FROM notes WHERE {self._LIVE}"
-        params = self._owner(now=self._now(), limit=limit)
+        now = self._now() if self._store.expiry else "0001-01-01T00:00:00.000000Z"  # none expired
+        params = self._owner(now=now, limit=limit)
         if keywords is not None:
-            sql += """ AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(keywords::jsonb) AS k
-                                   WHERE lower(k) = ANY(%(wanted)s))"""
-            params["wanted"] = sorted({k.lower() for k in keywords})
+            sql += " AND keywords_folded && %(wanted)s::text[]"  # the GIN index
+            params["wanted"] = sorted({fold(k) for k in keywords})
         sql += " ORDER BY observed_utc DESC, id DESC LIMIT %(limit)s"
         return self._notes(conn.execute(sql, params))[::-1]
 
@@ -421,6 +525,8 @@ class PostgresUserMemory:
     # -- writing -----------------------------------------------------------------------------
 
     def save_profile(self, profile: dict[str, Any]) -> None:
+        """Store the profile. Every key and value passes the write policy first (PolicyRefused)."""
+        raise_refused("profile", refused_profile(self._store.write_policy, profile))
         with self._tx() as conn:
             conn.execute(
           """INSERT INTO profiles (tenant_id, user_id, profile) VALUES (%(tenant)s, %(user)s, %(p)s)
@@ -429,37 +535,66 @@ class PostgresUserMemory:
             )
 
     def add_notes(self, notes: Iterable[MemoryNote], *, session_id: str | None = None) -> int:
+        """Write long-term notes (same id replaces): all pass the write policy, or none is."""
         notes = _long_term(notes)
+        raise_refused("notes", refused_notes(self._store.write_policy, notes))
         with self._tx() as conn:
             self._write_notes(conn, notes, session_id, [])
         return len(notes)
 
     def stage_session_notes(self, session_id: str, notes: Iterable[MemoryNote]) -> int:
+        """Persist notes captured during a session, so a crash before consolidation loses none."""
         notes = list(notes)
-        rows = [
-            self._owner(
-                session=session_id,
-                id=n.id,
-                note=json.dumps(n.to_dict(), ensure_ascii=False),
-                expires=_utc(n.expires_at) if n.expires_at else None,
+        raise_refused("session notes", refused_notes(self._store.write_policy, notes))
+        with self._tx() as conn:
+            self._stage(conn, [(session_id, n) for n in notes])
+        return len(notes)
+
+    def _stage(self, conn: Any, staged: list[tuple[str, MemoryNote]]) -> None:
+        rows = []
+        for session_id, n in staged:
+            text_folded, keywords_folded = _folded(n.text, n.keywords)
+            rows.append(
+                self._owner(
+                    session=session_id,
+                    id=n.id,
+                    note=json.dumps(n.to_dict(), ensure_ascii=False),
+                    expires=_utc(n.expires_at) if n.expires_at else None,
+                    text_folded=text_folded,
+                    keywords_folded=keywords_folded,
+                )
             )
-            for n in notes
-        ]
-        with self._tx() as conn, conn.cursor() as cur:
+        with conn.cursor() as cur:
             cur.executemany(
-                """INSERT INTO session_notes (tenant_id, user_id, session_id, id, note, expires_utc)
-                   VALUES (%(tenant)s, %(user)s, %(session)s, %(id)s, %(note)s, %(expires)s)
+                """INSERT INTO session_notes (tenant_id, user_id, session_id, id, note, expires_utc,
+                       text_folded, keywords_folded)
+                   VALUES (%(tenant)s, %(user)s, %(session)s, %(id)s, %(note)s, %(expires)s,
+                       %(text_folded)s, %(keywords_folded)s)
                    ON CONFLICT (tenant_id, user_id, session_id, id)
-                   DO UPDATE SET note = excluded.note, expires_utc = excluded.expires_utc""",
+                   DO UPDATE SET note = excluded.note, expires_utc = excluded.expires_utc,
+                       text_folded = excluded.text_folded,
+                       keywords_folded = excluded.keywords_folded""",
                 rows,
             )
-        return len(rows)
 
     def commit_consolidation(
         self, session_id: str, merged_notes: Iterable[MemoryNote], superseded: Iterable[str] = ()
     ) -> None:
+        """Write a consolidation's result and drop the session's staged notes, atomically.
+
+        Notes not stored yet pass the write policy first (PolicyRefused: nothing is written).
+        """
         notes = _long_term(merged_notes)
         with self._tx() as conn:
+            stored = {
+                r[0]
+                for r in conn.execute(
+                    "SELECT id FROM notes WHERE tenant_id = %(tenant)s AND user_id = %(user)s",
+                    self._owner(),
+                )
+            }
+            new = [n for n in notes if n.id not in stored]
+            raise_refused("notes", refused_notes(self._store.write_policy, new))
             self._write_notes(conn, notes, session_id, list(superseded))
             conn.execute(
                 """DELETE FROM session_notes WHERE tenant_id = %(tenant)s AND user_id = %(user)s
@@ -473,7 +608,7 @@ class PostgresUserMemory:
         with conn.cursor() as cur:
             cur.executemany(
                 _INSERT_NOTE,
-                [_note_row(self._tenant_id, self._user_id, n, session_id, None) for n in notes],
+                [_pg_note_row(self._tenant_id, self._user_id, n, session_id, None) for n in notes],
             )
             links = [self._owner(old=n.supersedes, new=n.id) for n in notes if n.supersedes]
             links += [self._owner(old=old, new=None) for old in superseded]
@@ -500,41 +635,67 @@ class PostgresUserMemory:
         matching: str | None = None,
         reason: str = "user request",
     ) -> int:
-        """Erase notes by id or by text (any case); one audit row per note, never its text."""
+        """Erase notes by id, or every note whose text or a keyword contains `matching` (any case).
+
+        As `UserMemory.forget`: long-term and staged rows of any status are deleted, links to them
+        in supersede chains cleared, and one audit row per note keeps `store.audit_id(id)`, the
+        time and `reason`, never the text. Returns an `Erasure`; its `.checkpoint` is never
+        completed here, and says what VACUUM FULL still has to rewrite.
+        """
         if (note_id is None) == (matching is None):
             raise ValueError("forget needs exactly one of note_id or matching")
-        if matching is not None and (not matching.strip() or matching.lower() in reason.lower()):
+        if matching is not None and (not matching.strip() or fold(matching) in fold(reason)):
             raise ValueError("matching must be non-empty, and the audit reason must not repeat it")
+        owner = "tenant_id = %(tenant)s AND user_id = %(user)s"
         if note_id is not None:
             params = self._owner(id=note_id)
-            where = staged_where = "id = %(id)s"
+            where = "id = %(id)s"
         else:
-            params = self._owner(needle=matching.lower())
-            where = "strpos(lower(text), %(needle)s) > 0"
-            staged_where = "strpos(lower(note::jsonb->>'text'), %(needle)s) > 0"
-        owner = "tenant_id = %(tenant)s AND user_id = %(user)s"
+            # strpos, not LIKE: '%' and '_' in the user's words are plain characters.
+            params = self._owner(needle=fold(matching))
+            where = """(strpos(text_folded, %(needle)s) > 0 OR EXISTS (
+                        SELECT 1 FROM unnest(keywords_folded) AS k
+                        WHERE strpos(k, %(needle)s) > 0))"""
         with self._tx() as conn:
             ids = [
                 r[0]
                 for r in conn.execute(
                     f"""SELECT id FROM notes WHERE {owner} AND {where}
-                 UNION SELECT id FROM session_notes WHERE {owner} AND {staged_where} ORDER BY id""",
+                        UNION SELECT id FROM session_notes WHERE {owner} AND {where} ORDER BY id""",
                     params,
                 ).fetchall()
             ]
-            conn.execute(f"DELETE FROM notes WHERE {owner} AND {where}", params)
-            conn.execute(f"DELETE FROM session_notes WHERE {owner} AND {staged_where}", params)
+            erased = self._owner(ids=ids)
+            for table in ("notes", "session_notes"):
+                conn.execute(f"DELETE FROM {table} WHERE {owner} AND id = ANY(%(ids)s)", erased)
+            # No dangling links: a predecessor stays superseded, by nothing that still exists.
+            for column in ("superseded_by", "supersedes"):
+                conn.execute(
+                    f"UPDATE notes SET {column} = NULL WHERE {owner} AND {column} = ANY(%(ids)s)",
+                    erased,
+                )
+                conn.execute(
+                    f"""UPDATE session_notes
+                        SET note = jsonb_set(note::jsonb, '{{{column}}}', 'null')::text
+                        WHERE {owner} AND note::jsonb->>'{column}' = ANY(%(ids)s)""",
+                    erased,
+                )
+            now = self._now()
             with conn.cursor() as cur:
                 cur.executemany(
                     """INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
-                             VALUES (%(tenant)s, %(user)s, %(at)s, 'forget', %(id)s, %(reason)s)""",
-                    [self._owner(at=self._now(), id=i, reason=reason) for i in ids],
+                       VALUES (%(tenant)s, %(user)s, %(at)s, 'forget', %(id)s, %(reason)s)""",
+                    [
+                        self._owner(at=now, id=self._store.audit_id(i), reason=reason)
+                        for i in ids
+                    ],
                 )
-        return len(ids)
+        return Erasure(len(ids), _erasure_pending(len(ids)))
 
     def erase_user(self, *, reason: str = "user request") -> int:
         """Erase everything stored for this user (profile, notes, staged notes, audit history),
-        leaving one audit row that holds counts, never content. Returns the notes erased."""
+        leaving one audit row that holds counts, never content. Returns the notes erased
+        (long-term + staged) as an `Erasure`."""
         owner = "tenant_id = %(tenant)s AND user_id = %(user)s"
         with self._tx() as conn:
             notes, staged, profiles = (conn.execute(f"SELECT count(*) FROM {table} WHERE {owner}",
@@ -543,10 +704,12 @@ class PostgresUserMemory:
             for table in ("notes", "session_notes", "profiles", "audit"):
                 conn.execute(f"DELETE FROM {table} WHERE {owner}", self._owner())
             summary = f"erased the user: {notes} notes, {staged} staged notes, {profiles} profile"
-            conn.execute("""INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
-                            VALUES (%(tenant)s, %(user)s, %(at)s, 'erase_user', NULL, %(reason)s)""",
-                         self._owner(at=self._now(), reason=f"{reason}; {summary}"))
-        return notes + staged
+            conn.execute(
+                """INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
+                   VALUES (%(tenant)s, %(user)s, %(at)s, 'erase_user', NULL, %(reason)s)""",
+                self._owner(at=self._now(), reason=f"{reason}; {summary}"),
+            )
+        return Erasure(notes + staged, _erasure_pending(notes + staged + profiles))
 
     # -- export and import ---------------------------------------------------------------------
 
@@ -597,21 +760,27 @@ class PostgresUserMemory:
         )
 
     def import_json(self, text: str) -> int:
+        """Replace this user's memory with an export (whoever it was exported from).
+
+        The whole document is validated first, every note, staged note and profile value against
+        the store's write policy included: one refused item refuses the whole import.
+        """
         try:
             document = json.loads(text)
             if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
                 raise ValueError(f"not a {EXPORT_FORMAT} document")
             if document.get("version") != 1:
                 raise ValueError(f"unsupported export version {document.get('version')!r}")
-            rows = []
+            rows, notes = [], []
             for item in document["notes"]:
                 item = dict(item)
                 session_id, superseded_at = item.pop("session_id"), item.pop("superseded_at")
+                notes.append(MemoryNote.from_dict(item))
                 rows.append(
-                    _note_row(
+                    _pg_note_row(
                         self._tenant_id,
                         self._user_id,
-                        MemoryNote.from_dict(item),
+                        notes[-1],
                         session_id,
                         _utc(superseded_at) if superseded_at else None,
                     )
@@ -620,8 +789,16 @@ class PostgresUserMemory:
                 (i["session_id"], MemoryNote.from_dict(i["note"])) for i in document["staged"]
             ]
             profile = document["profile"]
+            if profile is not None and not isinstance(profile, dict):
+                raise TypeError("the profile must be an object")
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"cannot import: {exc}") from exc
+        policy = self._store.write_policy
+        raise_refused(
+            "the import",
+            refused_notes(policy, notes + [n for _, n in staged])
+            + refused_profile(policy, profile or {}),
+        )
         with self._tx() as conn, conn.cursor() as cur:
             for table in ("notes", "session_notes", "profiles"):
                 cur.execute(
@@ -634,19 +811,7 @@ class PostgresUserMemory:
                     "INSERT INTO profiles VALUES (%(tenant)s, %(user)s, %(p)s)",
                     self._owner(p=json.dumps(profile, ensure_ascii=False)),
                 )
-            cur.executemany(
-                "INSERT INTO session_notes VALUES "
-                "(%(tenant)s, %(user)s, %(s)s, %(id)s, %(note)s, %(e)s)",
-                [
-                    self._owner(
-                        s=s,
-                        id=n.id,
-                        note=json.dumps(n.to_dict(), ensure_ascii=False),
-                        e=_utc(n.expires_at) if n.expires_at else None,
-                    )
-                    for s, n in staged
-                ],
-            )
+            self._stage(conn, staged)
             cur.execute(
                 """INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
                            VALUES (%(tenant)s, %(user)s, %(at)s, 'import', NULL, %(reason)s)""",

@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from helpers import gate
 from helpers.gate import GateDecision
@@ -392,6 +392,44 @@ class PolicyRefused(ValueError):
         self.refused = refused
 
 
+# Every store backend checks its writes with these, so both refuse the same things.
+def refused_notes(policy: WritePolicy, notes: Iterable[Any]) -> list[tuple[str, str]]:
+    """(note id, rule id) for each note (a MemoryNote) the policy refuses."""
+    decisions = [(n.id, policy.check(n.text, n.keywords, kind=n.kind)) for n in notes]
+    return [(i, d.rule or "") for i, d in decisions if not d.allowed]
+
+
+def refused_profile(
+    policy: WritePolicy, profile: dict[str, Any], path: str = "profile"
+) -> list[tuple[str, str]]:
+    """Each profile key and value (nested too) is checked as a fact, with its key as the cue."""
+    if not isinstance(profile, dict):
+        raise TypeError(f"the profile must be a dict, got {type(profile).__name__}")
+    refused = []
+    for key, value in profile.items():
+        where = f"{path}.{key}"
+        values = value if isinstance(value, list) else [value]
+        for item in values:
+            if isinstance(item, dict):
+                refused += refused_profile(policy, item, where)
+                continue
+            for text, cue in ((str(key), []), (str(item), [str(key)])):
+                if item is None or not text.strip():
+                    continue
+                decision = policy.check(text, cue, kind="fact")
+                if not decision.allowed:
+                    refused.append((where, decision.rule or ""))
+    return list(dict.fromkeys(refused))
+
+
+def raise_refused(what: str, refused: list[tuple[str, str]]) -> None:
+    """Refuse the whole write (atomic: the caller has written nothing yet)."""
+    if refused:
+        listed = ", ".join(f"{i} ({rule})" for i, rule in refused)
+        message = f"the write policy refused {what}: {listed}; nothing was written"
+        raise PolicyRefused(message, refused)
+
+
 __all__ = [
     "Candidate",
     "DEFAULT_WRITE_POLICY",
@@ -404,6 +442,9 @@ __all__ = [
     "first_person",
     "from_gate_rule",
     "is_question",
+    "raise_refused",
+    "refused_notes",
+    "refused_profile",
     "scope_by_sentence",
     "session_sentence",
     "ungrounded",
