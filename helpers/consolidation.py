@@ -492,7 +492,9 @@ async def merge_notes(global_notes: list[MemoryNote], session_notes: list[Memory
         return notes, report
     if not any(related(a, b) for i, a in enumerate(inputs) for b in inputs[i + 1:]):
         why = "one new note, nothing related" if len(inputs) == 1 else "no two notes share a subject"
-        return notes, replace(report, model_skipped=why)
+        # Nothing for the model to merge; a changed home city, diet, seat... is still caught by rules.
+        return confirm_attribute_changes(notes, replace(report, model_skipped=why), clock=clock,
+                                         recency=recency)
     try:
         plan = await _bounded(propose_plan(inputs, model), timeout)
     except asyncio.TimeoutError:
