@@ -53,11 +53,10 @@ def measured_speed() -> tuple[float, float] | None:
 
     Estimates come from what this machine has measured, never from a number in the docs.
     """
-    if active_backend().kind != "embedded":
-        return None
-    from helpers.llm import embedded_llm
+    from helpers import llm
 
-    history = getattr(embedded_llm(), "history", [])
+    loaded = getattr(llm, "_embedded", None)  # never load the model just to estimate
+    history = getattr(loaded, "history", None) or []
     read = sum(r.prompt_tokens for r in history), sum(r.prompt_seconds for r in history)
     wrote = sum(r.completion_tokens for r in history), sum(r.generation_seconds for r in history)
     if read[1] <= 0 or wrote[1] <= 0:

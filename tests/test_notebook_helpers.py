@@ -50,3 +50,18 @@ def test_progress_context_manager_finishes_even_when_the_work_fails():
     else:
         raise AssertionError("the error must propagate")
     assert seen[0].seconds is not None and seen[0].text().startswith("consolidation: done in")
+
+
+def test_estimates_come_from_this_process_measured_speed_and_never_load_the_model(monkeypatch):
+    from types import SimpleNamespace
+
+    from helpers import llm
+    from helpers.notebook import estimate_seconds, measured_speed
+
+    monkeypatch.setattr(llm, "_embedded", None)
+    assert measured_speed() is None and estimate_seconds(500) is None
+    assert llm._embedded is None  # asking did not load the model
+    record = SimpleNamespace(prompt_tokens=100, completion_tokens=20, prompt_seconds=2.0, generation_seconds=1.0)
+    monkeypatch.setattr(llm, "_embedded", SimpleNamespace(history=[record]))
+    assert measured_speed() == (50.0, 20.0)
+    assert estimate_seconds(500, calls=2, output_tokens=60) == 2 * 500 / 50 + 60 / 20
