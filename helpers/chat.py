@@ -140,6 +140,7 @@ class ChatWidget(widgets.VBox):
         self.capture = PromptCapture(instructions if isinstance(instructions, MemoryInstructions) else None)
         self.turns: list[ChatTurn] = []
         self.task: asyncio.Future | None = None  # the turn the Send button started
+        self._handle: Any = None  # set by show(): lets the saved view follow the chat
 
         self.transcript = widgets.HTML(layout={"max_height": "24em", "overflow": "auto"})
         self.transcript.add_class("chat-transcript")
@@ -180,7 +181,15 @@ class ChatWidget(widgets.VBox):
         self.turns.append(turn)
         self.status.value = f"<code>answered in {turn.seconds:.0f} s</code>"
         self._show()
+        if self._handle is not None:
+            self._handle.update(self)  # the saved HTML view now includes this exchange
         return turn
+
+    def show(self) -> None:
+        """Display the chat so that the notebook's saved view keeps up with it (use instead of `chat`)."""
+        from IPython.display import display
+
+        self._handle = display(self, display_id=True)
 
     async def send_and_report(self, message: str) -> None:
         """What the button does: send, and put any error in the status line instead of raising."""
