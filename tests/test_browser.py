@@ -67,7 +67,8 @@ def lab(tmp_path, request):
     root.mkdir()
     # Without the committed outputs, every prompt starts blank, so "all cells ran" means this run.
     if name == CHAT_NOTEBOOK:
-        notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(CHAT_CELL)])
+        notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(CHAT_CELL)], metadata={
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
     else:
         notebook = nbformat.read(repo_root() / "notebooks" / name, as_version=4)
     for cell in notebook.cells:
