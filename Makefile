@@ -42,7 +42,10 @@ test: setup
 	$(PYTEST) -n 2 --dist loadfile -m "not model and not browser" tests
 	$(PYTEST) -m "model or browser" tests
 	$(PYTEST) --nbval notebooks --nbval-sanitize-with tests/nbval_sanitize.cfg
-	$(BIN)/python -m helpers.evals
+	$(BIN)/python -m helpers.evals --adversary --counter o200k
+
+# The suite on the embedded model: slow on two cores (minutes per multi-session scenario), and the
+# 1.5B model does not yet meet every must, so it is reported here rather than gating `make test`.
 
 # Re-execute every notebook in place (after changing helpers/), without per-cell timestamps so diffs
 # show only real changes. Then `make test` checks them.
