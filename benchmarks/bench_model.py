@@ -69,7 +69,7 @@ def run_one(engine: llm.EmbeddedLLM, state, message: str) -> dict[str, Any]:
         result = asyncio.run(run_turn(agent, state, message))
         answer, error = str(result.final_output), None
         calls = sum(1 for item in result.new_items if item.type == "tool_call_item")
-    except Exception as exc:  # a failed turn is a data point, not the end of the bench
+    except Exception as exc:  # noqa: BLE001 - a failed turn is a data point, not the end of the bench
         answer, error, calls = "", f"{type(exc).__name__}: {exc}", 0
     records = engine.history[first:]
     return {"seconds": time.perf_counter() - started, "answer": answer, "error": error, "tool_calls": calls,

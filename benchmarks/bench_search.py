@@ -28,13 +28,13 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from search_corpus import MESSAGES, make_note, owner  # noqa: E402
+from search_corpus import MESSAGES, make_note, owner
 
-from helpers.budget import count_tokens  # noqa: E402
-from helpers.hooks import render_prompt  # noqa: E402
-from helpers.policy import Policy  # noqa: E402
-from helpers.state import fixed_clock  # noqa: E402
-from helpers.store import _INSERT_NOTE, MemoryStore, _note_row  # noqa: E402
+from helpers.budget import count_tokens
+from helpers.hooks import render_prompt
+from helpers.policy import Policy
+from helpers.state import fixed_clock
+from helpers.store import _INSERT_NOTE, MemoryStore, _note_row
 
 NOW = "2026-06-01T09:00:00Z"
 CLOCK = fixed_clock(NOW)

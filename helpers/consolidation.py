@@ -497,7 +497,7 @@ async def merge_notes(global_notes: list[MemoryNote], session_notes: list[Memory
                                          recency=recency)
     try:
         plan = await _bounded(propose_plan(inputs, model), timeout)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         reason = f"timeout: no plan within {timeout:g} s"
     except Exception as error:  # noqa: BLE001 - whatever the model does, fall back and lose nothing
         reason = f"model error: {type(error).__name__}: {_short(str(error))}"
@@ -528,7 +528,7 @@ async def _bounded(coro, timeout: float):
         return task.result()
     task.cancel()
     task.add_done_callback(lambda t: t.cancelled() or t.exception())  # retrieved: no warning
-    raise asyncio.TimeoutError
+    raise TimeoutError
 
 
 def _short(text: str, limit: int = 300) -> str:

@@ -136,7 +136,7 @@ def token_economics(
     template's few tokens of role markup per message.
     """
     profile = profile or {"name": "Maya Chen", "home_airport": "SYD", "currency": "AUD"}
-    transcripts, notes = synthetic_history(max_sessions)
+    transcripts, _notes = synthetic_history(max_sessions)
     fixed = counter(BASE_INSTRUCTIONS) + counter(render_frontmatter(profile)) + counter(NEW_MESSAGE)
     points, history = [], 0
     for n in range(1, max_sessions + 1):

@@ -456,7 +456,7 @@ def _id_values(text: str) -> Iterable[str]:
         if _DATE_SHAPES.match(value) or _MONEY_AFTER.match(text[match.end():]):
             continue
         yield value
-    for start, groups in _digit_runs(text):
+    for _start, groups in _digit_runs(text):
         value = "-".join(groups)
         if len(groups) > 1 and sum(map(len, groups)) >= 6 and not _DATE_SHAPES.match(value):
             yield value
@@ -770,12 +770,12 @@ _injection_patterns = _any(
     r"?(?:system|developer|"
     r"rules?|polic(?:y|ies)|guidelines|instructions|prompt|anyone|others?|user|admin\w*|operator) "
     r"(?:says?|said|wants?|tells? you|told you)\b",
-    rf"\b(?:new|updated|real|actual|true|revised|different|additional|secret|hidden|override) "
-    rf"(?:system )?(?:prompt|instructions?|persona|directives?|orders|commands?|programming)"
-    rf"\b(?!-)",
-    rf"\byour (?:new |real |actual |true |only |next |primary |main )?(?:task|job|goal|objective|"
-    rf"mission|"
-    rf"purpose|role|instructions?|orders|function|directive) (?:is|are|now|will be|from now)\b",
+    r"\b(?:new|updated|real|actual|true|revised|different|additional|secret|hidden|override) "
+    r"(?:system )?(?:prompt|instructions?|persona|directives?|orders|commands?|programming)"
+    r"\b(?!-)",
+    r"\byour (?:new |real |actual |true |only |next |primary |main )?(?:task|job|goal|objective|"
+    r"mission|"
+    r"purpose|role|instructions?|orders|function|directive) (?:is|are|now|will be|from now)\b",
     r"\bsystem prompt\b|\bsystem message\b|\bpre-?prompt\b|\bprompt injection\b",
     # Reveal or repeat what the assistant was given.
     # "rules" and "policy" count only as the assistant's own ("your rules", "the hidden rules"):
@@ -832,8 +832,8 @@ _injection_patterns = _any(
     r"\b(?:du bist jetzt|ab jetzt bist du|stell dir vor,? du bist|tu so,? als|vergiss alles|"
     r"alles davor|die obigen|tu es maintenant|desormais,? tu|a partir de ahora,? eres|ahora eres|"
     r"olvida todo|ignora todo|dimentica tutto|d'ora in poi)\b",
-    rf"\b(?:repeat|print|output|say|write|type|respond with|reply with|answer with|return)"
-    rf"\b[^\n]{{0,15}}"
+    r"\b(?:repeat|print|output|say|write|type|respond with|reply with|answer with|return)"
+    r"\b[^\n]{0,15}"
     r"(?:after me|the words?|the following|exactly|verbatim|only|just)\b",
     r"\bwhat (?:was|were|is) (?:written|said|typed|stated) (?:above|before|at the (?:beginning|"
     r"start|top))\b",

@@ -287,7 +287,7 @@ def open_memory(
     model_settings: ModelSettings | None = None,
     max_tool_output_chars: int | None = DEFAULT_MAX_TOOL_OUTPUT_CHARS,
     max_turns_kept: int = 8,
-    consolidation_model: Model | str | None | bool = True,
+    consolidation_model: Model | str | bool | None = True,
     consolidation_timeout: float = consolidation.DEFAULT_TIMEOUT,
     recency: bool = True,
     capture: PromptCapture | None = None,

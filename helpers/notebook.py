@@ -112,7 +112,7 @@ class Progress:
     def _bundle(self) -> dict[str, str]:
         return {"text/plain": self.text(), "text/html": self.html()}
 
-    def start(self) -> "Progress":
+    def start(self) -> Progress:
         import asyncio
 
         if _in_kernel():

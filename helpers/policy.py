@@ -68,7 +68,7 @@ class Policy:
         if self.session_notes not in ("always", "after_trim"):
             raise ValueError(f"session_notes must be 'always' or 'after_trim', got {self.session_notes!r}")
 
-    def with_text(self, text: str) -> "Policy":
+    def with_text(self, text: str) -> Policy:
         """The same policy with new text (validated), e.g. from the policy editor."""
         return replace(self, text=text)
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field, fields, replace
-from datetime import datetime, timezone
-from typing import Any, Callable, Literal, get_args
+from datetime import datetime, UTC
+from typing import Any, Literal, get_args
+from collections.abc import Callable
 
 Kind = Literal["fact", "preference", "event", "procedure"]
 Scope = Literal["global", "session"]
@@ -24,7 +25,7 @@ Clock = Callable[[], datetime]
 
 
 def system_clock() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def fixed_clock(iso: str) -> Clock:
@@ -43,7 +44,7 @@ def parse_time(value: str) -> datetime:
     except ValueError:
         raise ValueError(f"not an ISO 8601 date or datetime: {value!r}") from None
     if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=timezone.utc)
+        parsed = parsed.replace(tzinfo=UTC)
     return parsed
 
 
@@ -108,7 +109,7 @@ class MemoryNote:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "MemoryNote":
+    def from_dict(cls, data: dict[str, Any]) -> MemoryNote:
         known = {f.name for f in fields(cls)}
         unknown = set(data) - known
         if unknown:
@@ -212,7 +213,7 @@ class MemoryState:
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False, sort_keys=False)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "MemoryState":
+    def from_dict(cls, data: dict[str, Any]) -> MemoryState:
         known = {f.name for f in fields(cls)}
         unknown = set(data) - known
         if unknown:
@@ -226,7 +227,7 @@ class MemoryState:
         return cls(**data)
 
     @classmethod
-    def from_json(cls, text: str) -> "MemoryState":
+    def from_json(cls, text: str) -> MemoryState:
         return cls.from_dict(json.loads(text))
 
 

@@ -32,9 +32,10 @@ import time
 import unicodedata
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
+from collections.abc import Iterable, Iterator
 
 from helpers.retrieval import (
     RECALL_LIMIT, SEARCH_LIMIT, THRESHOLD, WEIGHTS, RankWeights, Ranking, ScoredNote, query_terms,
@@ -219,7 +220,7 @@ class Erasure(int):
 
     checkpoint: CheckpointResult
 
-    def __new__(cls, count: int, checkpoint: CheckpointResult) -> "Erasure":
+    def __new__(cls, count: int, checkpoint: CheckpointResult) -> Erasure:
         erasure = super().__new__(cls, count)
         erasure.checkpoint = checkpoint
         return erasure
@@ -234,8 +235,8 @@ def _utc(value: str | datetime) -> str:
     """Canonical UTC text with fixed width, so SQL can compare instants as strings."""
     instant = parse_time(value) if isinstance(value, str) else value
     if instant.tzinfo is None:
-        instant = instant.replace(tzinfo=timezone.utc)
-    return instant.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        instant = instant.replace(tzinfo=UTC)
+    return instant.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 @contextmanager
@@ -330,7 +331,7 @@ class MemoryStore:
     @classmethod
     def open(cls, path: str | Path = ":memory:", *, clock: Clock = system_clock,
              timeout: float = 5.0, write_policy: WritePolicy | None = None,
-             expiry: bool = True) -> "MemoryStore":
+             expiry: bool = True) -> MemoryStore:
         """Open or create a store. Checks the file before writing anything to it.
 
         `write_policy` (default DEFAULT_WRITE_POLICY) checks every note and profile value written
@@ -393,7 +394,7 @@ class MemoryStore:
     def schema_version(self) -> int:
         return self._conn.execute("PRAGMA user_version").fetchone()[0]
 
-    def for_user(self, tenant_id: str, user_id: str) -> "UserMemory":
+    def for_user(self, tenant_id: str, user_id: str) -> UserMemory:
         """The only way to reach notes: a handle bound to one (tenant, user)."""
         for name, value in (("tenant_id", tenant_id), ("user_id", user_id)):
             if not isinstance(value, str) or not value:
@@ -409,7 +410,7 @@ class MemoryStore:
                     pass  # closing must not fail; SQLite checkpoints on the last close anyway
             self._conn.close()
 
-    def __enter__(self) -> "MemoryStore":
+    def __enter__(self) -> MemoryStore:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -42,7 +42,8 @@ from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
+from collections.abc import Iterable, Iterator
 
 from helpers.retrieval import (
     RECALL_LIMIT,
@@ -243,7 +244,7 @@ class PostgresMemoryStore:
         clock: Clock = system_clock,
         write_policy: WritePolicy | None = None,
         expiry: bool = True,
-    ) -> "PostgresMemoryStore":
+    ) -> PostgresMemoryStore:
         """Connect as the application role; refuse one that RLS would not bind.
 
         `write_policy` (default DEFAULT_WRITE_POLICY) checks every note and profile value written
@@ -295,7 +296,7 @@ class PostgresMemoryStore:
         """The id an audit row keeps for an erased note: keyed, as in `MemoryStore.audit_id`."""
         return keyed_audit_id(self._secret, note_id)
 
-    def for_user(self, tenant_id: str, user_id: str) -> "PostgresUserMemory":
+    def for_user(self, tenant_id: str, user_id: str) -> PostgresUserMemory:
         for name, value in (("tenant_id", tenant_id), ("user_id", user_id)):
             if not isinstance(value, str) or not value:
                 raise ValueError(f"{name} must be a non-empty string, got {value!r}")
@@ -305,7 +306,7 @@ class PostgresMemoryStore:
         with self._lock:
             self._conn.close()
 
-    def __enter__(self) -> "PostgresMemoryStore":
+    def __enter__(self) -> PostgresMemoryStore:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -919,7 +920,7 @@ class TemporaryPostgres:
         finally:
             shutil.rmtree(self.folder, ignore_errors=True)
 
-    def __enter__(self) -> "TemporaryPostgres":
+    def __enter__(self) -> TemporaryPostgres:
         return self
 
     def __exit__(self, *exc: object) -> None:

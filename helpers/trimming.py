@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -416,7 +415,7 @@ class CompactingSession(_BoundedSession):
             if not isinstance(summary, CompactionSummary) or not summary.objective.strip():
                 raise ValueError("the model returned no usable summary")
             return summary, "model"
-        except Exception as error:  # any model failure: fall back, never lose the history
+        except Exception as error:  # noqa: BLE001 - any model failure: fall back, never lose the history
             reason = f"fallback: {type(error).__name__}"
             return fallback_summary(items, first_turn, previous=self.summary), reason
 

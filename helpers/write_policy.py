@@ -294,7 +294,7 @@ class WritePolicy:
         object.__setattr__(self, "rules", rules)
 
     @classmethod
-    def default(cls) -> "WritePolicy":
+    def default(cls) -> WritePolicy:
         """The gate's tables, as they are now, then the note, grounding and scope rules."""
         return cls(
             (
@@ -308,14 +308,14 @@ class WritePolicy:
     def rule_ids(self) -> tuple[str, ...]:
         return tuple(r.id for r in self.rules)
 
-    def without(self, *rule_ids: str) -> "WritePolicy":
+    def without(self, *rule_ids: str) -> WritePolicy:
         """The same policy without these rules, e.g. `without("ungrounded")`."""
         unknown = [i for i in rule_ids if i not in self.rule_ids]
         if unknown:
             raise ValueError(f"unknown rule id(s) {unknown}; known: {list(self.rule_ids)}")
         return WritePolicy(tuple(r for r in self.rules if r.id not in rule_ids))
 
-    def with_rule(self, rule: PolicyRule | gate.Rule) -> "WritePolicy":
+    def with_rule(self, rule: PolicyRule | gate.Rule) -> WritePolicy:
         """The same policy with one more rule (or a rule of the same id replaced, in its place).
 
         A `gate.Rule` reads the normalised note and keywords, like the gate's content rules. A new

@@ -28,7 +28,7 @@ def test_working_copy_is_made_once_and_never_overwrites_a_readers_edits(tmp_path
 def test_progress_reports_elapsed_time_and_caps_the_bar_until_done():
     shown = Progress("turn 1", estimate_s=0.01, detail="900 prompt tokens")
     shown.started -= 5  # as if five seconds had passed
-    assert shown.fraction() == 0.95 and "turn 1 (900 prompt tokens): 5 s of roughly 0 s" == shown.text()
+    assert shown.fraction() == 0.95 and shown.text() == "turn 1 (900 prompt tokens): 5 s of roughly 0 s"
     shown.finish()
     assert shown.fraction() == 1.0 and shown.text().startswith("turn 1 (900 prompt tokens): done in 5")
     assert "<progress" in shown.html()

@@ -4,7 +4,7 @@ import inspect
 import json
 import sqlite3
 import threading
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -328,7 +328,7 @@ def test_expired_notes_are_never_returned():
         u.stage_session_notes("s1", [note("Gate changes today", expires_at="2026-10-31")])
         assert texts(u.active_notes()) == ["Prefers aisle seats", "Conference in Lisbon"]
         assert texts(u.staged_notes()) == ["Gate changes today"]
-        clock.now = datetime(2026, 10, 31, tzinfo=timezone.utc)  # expiry is inclusive, as in MemoryNote
+        clock.now = datetime(2026, 10, 31, tzinfo=UTC)  # expiry is inclusive, as in MemoryNote
         assert texts(u.active_notes()) == ["Prefers aisle seats"]
         assert texts(u.load_state().global_notes) == ["Prefers aisle seats"]
         assert texts(u.active_notes(keywords=[], limit=None)) == []

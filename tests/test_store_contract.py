@@ -94,9 +94,9 @@ def test_no_public_handle_method_takes_a_user_or_tenant():
                 assert not {
                     p for p in inspect.signature(member).parameters if "user" in p or "tenant" in p
                 }
-    public = lambda cls: {
+    public = lambda cls: {  # noqa: E731
         n for n, _ in inspect.getmembers(cls, inspect.isfunction) if not n.startswith("_")
-    }  # noqa: E731
+    }
     assert public(UserMemory) <= public(PostgresUserMemory)
     # The store objects share what is not SQLite's own (checkpoint, schema_version: WAL, pragma).
     sqlite_only = {"checkpoint"}
@@ -398,9 +398,9 @@ def test_row_level_security_hides_and_refuses_other_owners_rows(pg_store):
     with pg_store._lock:  # a transaction that never said whose memory it is sees nothing
         assert pg_store._conn.execute("SELECT count(*) FROM notes").fetchone()[0] == 0
         pg_store._conn.rollback()
-    with pytest.raises(StoreError, match="row-level security"):
-        with pg_store._transaction("acme", "maya") as conn:
-            conn.execute("INSERT INTO profiles VALUES ('globex', 'sam', '{}')")
+    with (pytest.raises(StoreError, match="row-level security"),
+          pg_store._transaction("acme", "maya") as conn):
+        conn.execute("INSERT INTO profiles VALUES ('globex', 'sam', '{}')")
     assert texts(pg_store.for_user("globex", "sam").active_notes()) == ["Prefers window seats"]
 
 
