@@ -441,7 +441,7 @@ def _checked_note(written: PlanNote, sources: list[MemoryNote], source_ids: list
     return MemoryNote(
         text=written.text.strip(), observed_at=newest.observed_at, keywords=keywords, kind=written.kind,
         scope="global", source_ref=" + ".join(dict.fromkeys(s.source_ref for s in sources if s.source_ref)),
-        expires_at=None if None in expiries else max(expiries, key=parse_time),
+        expires_at=None if None in expiries else max((e for e in expiries if e is not None), key=parse_time),
         sensitivity=max((s.sensitivity for s in sources), key=_SENSITIVITY_ORDER.index),
         confidence=min(s.confidence for s in sources),
         id=note_id(written.text.strip(), newest.observed_at, "global"),

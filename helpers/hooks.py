@@ -323,7 +323,7 @@ class MemoryHooks(RunHooks[MemoryState]):
             await self.capture.on_llm_start(context, agent, system_prompt, input_items)
 
     async def on_tool_end(self, context: RunContextWrapper[MemoryState], agent: Agent[MemoryState],
-                          tool: Any, result: str) -> None:
+                          tool: Any, result: object) -> None:
         # A tool result is a document: notes written after it must be grounded more strictly.
         if getattr(tool, "name", None) != MEMORY_TOOL_NAME and isinstance(context.context, MemoryState):
             context.context.tool_results_this_turn += 1

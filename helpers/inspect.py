@@ -330,7 +330,8 @@ async def run_conversation(policy: Policy, messages: Sequence[str], state_factor
         raise TypeError("messages must be a list of user messages, not one string")
     state = state_factory()
     agent = make_concierge(model=model, policy=policy)
-    capture = PromptCapture(agent.instructions)
+    # make_concierge's instructions are a MemoryInstructions; Agent types them more loosely.
+    capture = PromptCapture(agent.instructions)  # type: ignore[arg-type]
     started = time.perf_counter()
     turns: list[TurnRecord] = []
     for message in messages:

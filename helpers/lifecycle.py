@@ -203,7 +203,8 @@ class MemorySession:
                 self.state,
                 message,
                 capture=self.capture,
-                session=self.session,
+                # TrimmingSession keeps the Session protocol with plain-dict items.
+                session=self.session,  # type: ignore[arg-type]
                 run_config=self.run_config,
                 max_turns=self.max_model_calls,
             )

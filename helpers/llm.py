@@ -41,7 +41,7 @@ import urllib.request
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from agents import set_tracing_disabled
 from agents.items import ModelResponse
@@ -169,7 +169,9 @@ def _chunk_file(spec: EmbeddedModelSpec, i: int, install: str) -> tuple[Path, st
     data = [f for f in dist.files or () if f.suffix == ".bin" and f.hash and f.hash.mode == "sha256"]
     if len(data) != 1:
         raise ModelFileError(f"{name} does not hold exactly one recorded data file. {install}")
-    return Path(dist.locate_file(data[0])), data[0].hash.value
+    file = data[0]
+    assert file.hash is not None  # filtered above
+    return Path(str(dist.locate_file(file))), file.hash.value
 
 
 def resolve_model_file() -> Path:
@@ -530,7 +532,8 @@ def parse_output(text: str, offered: set[str] | dict[str, dict[str, Any] | None]
         body = body.strip("`").removeprefix("json").strip()
     if not body.startswith("{"):
         return ParsedOutput("text", stripped)
-    decoder, calls, position = json.JSONDecoder(), [], 0
+    decoder, position = json.JSONDecoder(), 0
+    calls: list[tuple[str, dict[str, Any]]] = []
     while position < len(body):
         try:
             data, end = decoder.raw_decode(body, position)
@@ -561,10 +564,11 @@ def parse_output(text: str, offered: set[str] | dict[str, dict[str, Any] | None]
 def call_key(name: str, arguments: dict[str, Any] | str) -> tuple[str, str]:
     """What makes two calls identical: the name and the arguments, whatever their key order."""
     if isinstance(arguments, str):
+        text = arguments
         try:
-            arguments = json.loads(arguments)
+            arguments = json.loads(text)
         except json.JSONDecodeError:
-            return name, arguments
+            return name, text
     return name, json.dumps(arguments, sort_keys=True, ensure_ascii=False)
 
 
@@ -671,8 +675,9 @@ class LocalModel(Model):
         if system_instructions:
             messages.append({"role": "system", "content": system_instructions})
         messages += [dict(m) for m in Converter.items_to_messages(input)]
-        offered = [Converter.tool_to_openai(t) for t in tools]
-        offered += [Converter.convert_handoff_tool(h) for h in handoffs]
+        # TypedDicts from the SDK, read here as plain dicts.
+        offered = cast(list[dict[str, Any]], [Converter.tool_to_openai(t) for t in tools])
+        offered += cast(list[dict[str, Any]], [Converter.convert_handoff_tool(h) for h in handoffs])
         for tool in offered:
             tool["function"].pop("strict", None)
         schemas = {t["function"]["name"]: t["function"].get("parameters") for t in offered}

@@ -15,10 +15,14 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agents.models.interface import Model
 
 from helpers.llm import Backend, active_backend, get_model
+
+if TYPE_CHECKING:
+    import asyncio
 from helpers.paths import repo_root
 from helpers.state import Clock, fixed_clock
 
@@ -85,7 +89,7 @@ class Progress:
         self.started = time.perf_counter()
         self.seconds: float | None = None
         self._handle = None
-        self._task = None
+        self._task: asyncio.Task[None] | None = None
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.started

@@ -204,7 +204,8 @@ class MemoryState:
 
     def to_dict(self) -> dict[str, Any]:
         transient = [f.name for f in fields(self) if f.metadata.get("transient")]
-        data = asdict(replace(self, **{name: None for name in transient}))
+        cleared: dict[str, Any] = {name: None for name in transient}
+        data = asdict(replace(self, **cleared))
         for name in transient:
             del data[name]
         return data

@@ -710,7 +710,7 @@ class UserMemory:
         notes = _long_term(notes)
         raise_refused("notes", refused_notes(self._store.write_policy, notes))
         with self._store._transaction(write=True) as conn:
-            self._write_notes(conn, notes, session_id, superseded=())
+            self._write_notes(conn, notes, session_id, superseded=[])
         return len(notes)
 
     def stage_session_notes(self, session_id: str, notes: Iterable[MemoryNote]) -> int:
@@ -792,6 +792,7 @@ class UserMemory:
             where, staged_where = "id = :id", "id = :id"
         else:
             # instr, not LIKE: '%' and '_' in the user's words are plain characters.
+            assert matching is not None  # exactly one of the two, checked above
             params = self._owner(needle=fold(matching))
             where = f"""(instr(casefold(text), :needle) > 0 OR id IN (SELECT note_id FROM note_keywords
                          WHERE {owner} AND instr(keyword, :needle) > 0))"""

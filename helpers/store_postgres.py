@@ -653,6 +653,7 @@ class PostgresUserMemory:
             where = "id = %(id)s"
         else:
             # strpos, not LIKE: '%' and '_' in the user's words are plain characters.
+            assert matching is not None  # exactly one of the two, checked above
             params = self._owner(needle=fold(matching))
             where = """(strpos(text_folded, %(needle)s) > 0 OR EXISTS (
                         SELECT 1 FROM unnest(keywords_folded) AS k
@@ -850,9 +851,10 @@ class TemporaryPostgres:
     """
 
     def __init__(self, bin_dir: Path | None = None, database: str = "memory") -> None:
-        self.bin_dir = bin_dir or find_postgres_bin()
-        if self.bin_dir is None:
+        found = bin_dir or find_postgres_bin()
+        if found is None:
             raise FileNotFoundError(f"PostgreSQL is not installed: {INSTALL_HINT}")
+        self.bin_dir: Path = found
         self.database = database
         self.folder = Path(tempfile.mkdtemp(prefix="memory-pg-"))
         self.data, self.socket = self.folder / "data", self.folder / "socket"

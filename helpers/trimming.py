@@ -28,7 +28,7 @@ import copy
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 from agents import Agent, RunConfig, Runner
 from agents.models.interface import Model
@@ -65,8 +65,8 @@ def _marker(dropped: int) -> str:
 def truncate_tool_outputs(items: Sequence[Mapping[str, Any]], max_chars: int = 4000) -> list[dict]:
     """Copies of `items` with every tool output's text cut by `truncate_tool_output`."""
     result = []
-    for item in items:
-        item = copy.deepcopy(dict(item))
+    for original in items:
+        item = copy.deepcopy(dict(original))
         if _is_tool_output(item):
             output = item.get("output")
             if isinstance(output, str):
@@ -85,7 +85,8 @@ def tool_output_filter(max_chars: int = 4000) -> Callable[[CallModelData[Any]], 
 
     def filter_(data: CallModelData[Any]) -> ModelInputData:
         items = truncate_tool_outputs(data.model_data.input, max_chars)
-        return ModelInputData(input=items, instructions=data.model_data.instructions)
+        # Plain dicts are what the SDK's input items are at run time (TypedDicts).
+        return ModelInputData(input=cast(Any, items), instructions=data.model_data.instructions)
 
     return filter_
 
@@ -280,7 +281,8 @@ class _ModelFact(Fact):
 
 class _ModelSummary(CompactionSummary):
     objective: _Line
-    confirmed_facts: list[_ModelFact] = Field(max_length=10)
+    # The model-facing schema narrows each fact (a pydantic override, not a new type).
+    confirmed_facts: list[_ModelFact] = Field(max_length=10)  # type: ignore[assignment]
     decisions: list[_Line] = Field(max_length=6)
     completed_work: list[_Line] = Field(max_length=6)
     open_work: list[_Line] = Field(max_length=6)
@@ -422,6 +424,7 @@ class CompactingSession(_BoundedSession):
     def _summary_item(self) -> dict:
         header = (f"Summary of turns 1-{self.compacted_turns} of this conversation; their messages "
                   f"were removed ({self.summary_source} summary).")
+        assert self.summary is not None  # called only once a summary exists
         text = f"<{SUMMARY_TAG}>\n{header}\n\n{self.summary.to_markdown()}\n</{SUMMARY_TAG}>"
         return {"role": "user", "content": text}
 
