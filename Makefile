@@ -39,6 +39,8 @@ lab: setup
 # because two llama.cpp processes on two cores slow each other down far more than twofold.
 PYTEST := $(BIN)/python -m pytest -p no:cacheprovider
 test: setup
+	$(BIN)/ruff check helpers tests benchmarks
+	$(BIN)/mypy
 	$(PYTEST) -n 2 --dist loadfile -m "not model and not browser" tests
 	$(PYTEST) -m "model or browser" tests
 	$(PYTEST) --nbval notebooks --nbval-sanitize-with tests/nbval_sanitize.cfg
