@@ -76,6 +76,5 @@ async def test_move_city_supersedes_the_old_city_on_the_embedded_model():
     result = evals.evaluate(outcome)
     print("captured:", outcome.captured, "| consolidation:", outcome.consolidation)
     print("stored:", [(n.text, n.status, n.superseded_by) for n in outcome.stored])
-    print("report:", outcome.report.summary() if outcome.report else None)
     assert result.passed, result.failures
     assert not [m for m in result.misses if "superseded" in m or "Brisbane" in m], result.misses

@@ -25,8 +25,10 @@ async def test_paris_request_produces_an_executed_tool_call_and_a_prose_answer(m
     result = await run_turn(agent, state, "I'm vegetarian and I always want an aisle seat. Book me a flight to Paris.")
     calls = [i for i in result.new_items if i.type == "tool_call_item"]
     outputs = [i for i in result.new_items if i.type == "tool_call_output_item"]
-    assert len(calls) == 1 and len(outputs) == 1, "the SDK executed exactly one save_memory_note call"
-    assert calls[0].raw_item.name == "save_memory_note"
+    names = [c.raw_item.name for c in calls]
+    # Several calls per turn are allowed (save, search...), each executed, within the loop guard's cap.
+    assert "save_memory_note" in names and len(outputs) == len(calls), names
+    assert len(calls) <= model.max_calls_per_turn, names
     saved = " ".join(n.text.lower() for n in state.session_notes)
     assert "vegetarian" in saved or "aisle" in saved, f"the note should carry a stated preference: {saved!r}"
     answer = result.final_output
