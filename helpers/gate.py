@@ -213,9 +213,9 @@ def tfn_valid(digits: str) -> bool:
     return len(digits) == 9 and sum(int(c) * w for c, w in zip(digits, weights)) % 11 == 0
 
 
-# Digit groups and the one separator a writer might put between them: "-", ".", "/", "_", "|",
+# Digit groups and the one separator a writer might put between them: "-", ".", "/", "_", "|", "~", "*",
 # a line break, " - " or spaces. Colons and commas are left out: they separate times and lists.
-_SEP = r"(?:[ \t]*[-./_\\|\u00b7\u2022][ \t]*|[ \t]*\n[ \t]*|[ \t]{1,3})"
+_SEP = r"(?:[ \t]*[-./_\\|~*\u00b7\u2022][ \t]*|[ \t]*\n[ \t]*|[ \t]{1,3})"
 _GROUPED_RUN = re.compile(rf"(?<![\w.-])\d+(?:{_SEP}\d+)*(?![\w])")
 
 

@@ -330,3 +330,9 @@ def test_a_keyword_can_label_the_value_in_the_text(text, keywords, rule):
 )
 def test_ordinary_keywords_do_not_block(text, keywords):
     assert check(text, keywords).allowed, check(text, keywords)
+
+
+def test_a_card_split_by_tildes_or_asterisks_is_still_a_card():
+    assert check("card 4111~1111~1111~1111").rule == "payment_card"
+    assert check("4111*1111*1111*1111").rule == "payment_card"
+    assert check("Prefers rows 12~14 on A320s").allowed
