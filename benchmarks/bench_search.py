@@ -198,7 +198,13 @@ def tokens_per_turn(notes: int = 1_000) -> None:
             len(render_prompt(state, policy=policy, memory=handle, query=m).injected)
             for m in MESSAGES
         ]
+        wall = []
+        for i in range(200):
+            started = time.perf_counter()
+            handle.search(MESSAGES[i % len(MESSAGES)])
+            wall.append((time.perf_counter() - started) * 1000)
     live = len(state.global_notes)
+    p50, p95 = percentiles(wall)
     print(f"\nA user with {notes:,} notes ({live} live): global-memory tokens per turn")
     print(f"  inject everything : {everything:>7,} tokens ({live} notes)")
     print(
@@ -206,6 +212,7 @@ def tokens_per_turn(notes: int = 1_000) -> None:
         f"(min {min(retrieved)}, max {max(retrieved)}; {statistics.mean(shown):.1f} notes, "
         f"{len(MESSAGES)} messages)  -> {everything / statistics.mean(retrieved):.0f}x fewer"
     )
+    print(f"  search for this user (SQLite): p50 {p50:.2f} ms, p95 {p95:.2f} ms")
 
 
 def precision(server) -> None:
