@@ -34,7 +34,7 @@ def run(case: str, release_after: float | None) -> None:
     if release_after is not None:
         threading.Timer(release_after, lambda: reader.execute("COMMIT")).start()
     started = time.perf_counter()
-    erased = user.forget(matching="x9q7")
+    erased = user.forget(matching="xqzorb")
     c = erased.checkpoint
     print(f"{case}: erased {int(erased)} in {time.perf_counter() - started:.2f} s; checkpoint completed="
           f"{c.completed} attempts={c.attempts} frames={c.wal_frames} copied={c.copied_frames}; "
