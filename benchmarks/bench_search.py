@@ -1,44 +1,56 @@
-"""Benchmark `search` on SQLite and PostgreSQL side by side, and the tokens retrieval saves.
+"""Benchmark `search` on SQLite and PostgreSQL side by side, the tokens retrieval saves, and precision.
 
-    python benchmarks/bench_search.py                     # 10k, 100k, 1M notes over 100k users
+    python benchmarks/bench_search.py --build-only        # build the cached corpora (no lock needed)
+    flock /tmp/embedded-model.lock python benchmarks/bench_search.py   # measure: 10k, 100k, 1M notes
     python benchmarks/bench_search.py --sizes 10000,100000 --no-postgres
 
 One synthetic travel corpus (benchmarks/search_corpus.py: one note in ten superseded, one in ten
-expired) grows to each size in both stores, loaded in bulk (SQLite: executemany through the store's
+expired, 100k users) is built at each size in both stores (SQLite: executemany through the store's
 upsert, 20k rows per transaction, the full-text triggers included; PostgreSQL: COPY as the owner).
+Building takes minutes at 1M notes, so the built databases are cached in /tmp/agent-memory-bench
+(or $BENCH_CACHE), keyed by the corpus generator and the stores' schemas (a hash of their source),
+the size and the user count: a rerun only measures, and a change to any of those builds afresh.
+`--build-only` builds the cache and stops, so the measuring run (under the lock) stays short.
+
 Then each store answers `search(message)` for random users that have notes: wall-clock p50 and p95,
 and for SQLite also the p95 of the search's own CPU time, which other processes on a busy machine
-cannot inflate.
-PostgreSQL runs on a throwaway local server (helpers.store_postgres.TemporaryPostgres).
+cannot inflate. PostgreSQL runs on a local server started from Debian's packages
+(helpers.store_postgres.TemporaryPostgres) over the cached cluster.
 
 Last, a user with 1,000 notes: the tokens of the global-memory section per turn when every live
-note is injected, against retrieval for the message (the injection path of helpers.hooks).
+note is injected, against retrieval for the message (the injection path of helpers.hooks); and
+precision@5 and recall@5 on the labelled set (data/retrieval/) on each backend.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import io
 import os
 import random
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).parent.parent))  # this checkout's helpers, from anywhere
 sys.path.insert(0, str(Path(__file__).parent))
 from search_corpus import MESSAGES, make_note, owner
 
+import helpers.store
+import helpers.store_postgres
 from helpers.budget import count_tokens
 from helpers.hooks import render_prompt
 from helpers.policy import Policy
+from helpers.retrieval_eval import evaluate, load_labelled_set
 from helpers.state import fixed_clock
 from helpers.store import _INSERT_NOTE, MemoryStore, _note_row
 
 NOW = "2026-06-01T09:00:00Z"
 CLOCK = fixed_clock(NOW)
 BATCH = 20_000
+CACHE = Path(os.environ.get("BENCH_CACHE", "/tmp/agent-memory-bench"))
 
 
 def load_average() -> str:
@@ -48,6 +60,20 @@ def load_average() -> str:
 def percentiles(samples: list[float]) -> tuple[float, float]:
     cuts = statistics.quantiles(samples, n=100, method="inclusive")
     return cuts[49], cuts[94]
+
+
+def corpus_key(users: int) -> str:
+    """Changes whenever the corpus generator, a store's schema or its note rows, or the users do."""
+    digest = hashlib.sha256(f"users={users}".encode())
+    digest.update(Path(sys.modules["search_corpus"].__file__ or "").read_bytes())
+    for part in (
+        helpers.store.MIGRATIONS,
+        helpers.store._INSERT_NOTE,
+        helpers.store_postgres.SCHEMA,
+        helpers.store_postgres._INSERT_NOTE,
+    ):
+        digest.update(repr(part).encode())
+    return digest.hexdigest()[:12]
 
 
 def rows(start: int, stop: int, users: int, note_row=_note_row) -> list[tuple]:
@@ -62,6 +88,22 @@ def load_sqlite(store: MemoryStore, start: int, stop: int, users: int) -> None:
         batch = rows(first, min(stop, first + BATCH), users)
         with store._transaction(write=True) as conn:  # benchmark only: bypasses handles for speed
             conn.executemany(_INSERT_NOTE, batch)
+
+
+def sqlite_database(size: int, users: int) -> tuple[Path, float]:
+    """The cached SQLite store of `size` notes (built if missing), and the seconds building took."""
+    path = CACHE / f"search-{corpus_key(users)}-sqlite-{size}.db"
+    if path.exists():
+        return path, 0.0
+    CACHE.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".partial")
+    for leftover in CACHE.glob(partial.name + "*"):
+        leftover.unlink()
+    started = time.perf_counter()
+    with MemoryStore.open(partial, clock=CLOCK) as store:
+        load_sqlite(store, 0, size, users)
+    partial.rename(path)  # closed and checkpointed: the WAL is empty
+    return path, time.perf_counter() - started
 
 
 def load_postgres(admin_conninfo: str, start: int, stop: int, users: int) -> None:
@@ -82,6 +124,40 @@ def load_postgres(admin_conninfo: str, start: int, stop: int, users: int) -> Non
             conn.commit()
         conn.execute("ANALYZE notes")
         conn.commit()
+
+
+def postgres_server(users: int):
+    """The cached PostgreSQL cluster (one database per size), started."""
+    from helpers.store_postgres import TemporaryPostgres
+
+    return TemporaryPostgres(folder=CACHE / f"search-{corpus_key(users)}-postgres")
+
+
+def postgres_database(server, size: int, users: int) -> tuple[str, float]:
+    """The database of `size` notes in the cached cluster (built if missing): its app conninfo."""
+    import psycopg
+
+    from helpers.store_postgres import create_schema
+
+    name = f"notes_{size}"
+    started = time.perf_counter()
+    built = server.create_database(name)
+    if built:
+        try:
+            create_schema(server.conninfo(database=name))
+            load_postgres(server.conninfo(database=name), 0, size, users)
+            with psycopg.connect(server.conninfo(database=name), autocommit=True) as conn:
+                conn.execute("CREATE TABLE bench_done ()")  # marks a complete load
+        except BaseException:
+            with psycopg.connect(server.conninfo(database="postgres"), autocommit=True) as conn:
+                conn.execute(f"DROP DATABASE IF EXISTS {name}")
+            raise
+    else:
+        with psycopg.connect(server.conninfo(database=name)) as conn:
+            if conn.execute("SELECT to_regclass('bench_done')").fetchone()[0] is None:
+                raise RuntimeError(f"{name} in {server.folder} is incomplete: delete the folder")
+    took = time.perf_counter() - started if built else 0.0
+    return server.conninfo("memory_app", database=name), took
 
 
 def time_searches(
@@ -122,7 +198,13 @@ def tokens_per_turn(notes: int = 1_000) -> None:
             len(render_prompt(state, policy=policy, memory=handle, query=m).injected)
             for m in MESSAGES
         ]
+        wall = []
+        for i in range(200):
+            started = time.perf_counter()
+            handle.search(MESSAGES[i % len(MESSAGES)])
+            wall.append((time.perf_counter() - started) * 1000)
     live = len(state.global_notes)
+    p50, p95 = percentiles(wall)
     print(f"\nA user with {notes:,} notes ({live} live): global-memory tokens per turn")
     print(f"  inject everything : {everything:>7,} tokens ({live} notes)")
     print(
@@ -130,6 +212,33 @@ def tokens_per_turn(notes: int = 1_000) -> None:
         f"(min {min(retrieved)}, max {max(retrieved)}; {statistics.mean(shown):.1f} notes, "
         f"{len(MESSAGES)} messages)  -> {everything / statistics.mean(retrieved):.0f}x fewer"
     )
+    print(f"  search for this user (SQLite): p50 {p50:.2f} ms, p95 {p95:.2f} ms")
+
+
+def precision(server) -> None:
+    """precision@5 and recall@5 on the labelled set, on each backend."""
+    from helpers.store_postgres import PostgresMemoryStore, create_schema
+
+    clock = fixed_clock(load_labelled_set()["now"])
+    reports = {"SQLite": evaluate(5, store=MemoryStore.open(clock=clock))}
+    if server is not None:
+        import psycopg
+
+        name = "labelled"
+        if not server.create_database(name):
+            with psycopg.connect(server.conninfo(database="postgres"), autocommit=True) as conn:
+                conn.execute(f"DROP DATABASE {name}")
+            server.create_database(name)
+        create_schema(server.conninfo(database=name))
+        store = PostgresMemoryStore.open(server.conninfo("memory_app", database=name), clock=clock)
+        reports["PostgreSQL"] = evaluate(5, store=store)
+    first = next(iter(reports.values()))
+    print(
+        f"\nLabelled set (data/retrieval/): {len(first.results)} queries, "
+        f"{first.pairs} query x note pairs; target precision@5 >= 0.8"
+    )
+    for name, report in reports.items():
+        print(f"  {name:<10}: precision@5 {report.precision:.3f}, recall@5 {report.recall:.3f}")
 
 
 def main() -> None:
@@ -144,61 +253,62 @@ def main() -> None:
         "--searches", type=int, default=2_000, help="timed searches per size and backend"
     )
     parser.add_argument("--no-postgres", action="store_true", help="SQLite only")
+    parser.add_argument(
+        "--build-only", action="store_true", help="build the cached databases, measure nothing"
+    )
     args = parser.parse_args()
     sizes = sorted(int(s.replace("_", "")) for s in args.sizes.split(","))
 
     server = None
     if not args.no_postgres:
-        from helpers.store_postgres import PostgresMemoryStore, TemporaryPostgres, create_schema
+        from helpers.store_postgres import PostgresMemoryStore
 
-        server = TemporaryPostgres()
-        create_schema(server.conninfo())
-    print(
-        f"(load average at the start: {load_average()})"
-    )
-    print(
-        f"search(message) latency, {args.users:,} users, {args.searches:,} searches per cell "
-        f"(SQLite FTS5 / PostgreSQL tsvector, both reranked by helpers.retrieval)"
-    )
-    print(
-        f"{'notes':>10} | {'SQLite p50':>10} {'p95':>8} {'p95 cpu':>8} {'load':>6} | "
-        f"{'PostgreSQL p50':>14} "
-        f"{'p95':>8} {'load':>6} | notes/search"
-    )
+        server = postgres_server(args.users)
     try:
-        with tempfile.TemporaryDirectory() as folder:
-            sqlite = MemoryStore.open(Path(folder) / "bench.db", clock=CLOCK)
-            pg = None
-            loaded = 0
-            for size in sizes:
-                t0 = time.perf_counter()
-                load_sqlite(sqlite, loaded, size, args.users)
-                sqlite_load = time.perf_counter() - t0
+        databases = {}
+        for size in sizes:
+            sqlite_path, sqlite_built = sqlite_database(size, args.users)
+            pg_conninfo, pg_built = (
+                postgres_database(server, size, args.users) if server else (None, 0.0)
+            )
+            databases[size] = (sqlite_path, pg_conninfo)
+            if sqlite_built or pg_built:
+                print(
+                    f"built {size:,} notes: SQLite {sqlite_built:.0f} s, "
+                    f"PostgreSQL {pg_built:.0f} s (cached in {CACHE})",
+                    flush=True,
+                )
+        if args.build_only:
+            return
+        print(f"(load average at the start: {load_average()})")
+        print(
+            f"search(message) latency, {args.users:,} users, {args.searches:,} searches per cell "
+            f"(SQLite FTS5 / PostgreSQL tsvector, both reranked by helpers.retrieval)"
+        )
+        print(
+            f"{'notes':>10} | {'SQLite p50':>10} {'p95':>8} {'p95 cpu':>8} | "
+            f"{'PostgreSQL p50':>14} {'p95':>8} | notes/search"
+        )
+        for size in sizes:
+            sqlite_path, pg_conninfo = databases[size]
+            with MemoryStore.open(sqlite_path, clock=CLOCK) as sqlite:
                 s50, s95, s95_cpu, found = time_searches(
                     sqlite, size, args.users, args.searches, seed=size
                 )
-                cells = f"{s50:7.2f} ms {s95:5.2f} ms {s95_cpu:5.2f} ms {sqlite_load:4.0f} s"
-                if server is not None:
-                    t0 = time.perf_counter()
-                    load_postgres(server.conninfo(), loaded, size, args.users)
-                    pg_load = time.perf_counter() - t0
-                    pg = pg or PostgresMemoryStore.open(server.conninfo("memory_app"), clock=CLOCK)
+            cells = f"{s50:7.2f} ms {s95:5.2f} ms {s95_cpu:5.2f} ms"
+            if pg_conninfo is not None:
+                with PostgresMemoryStore.open(pg_conninfo, clock=CLOCK) as pg:
                     p50, p95, _, _ = time_searches(pg, size, args.users, args.searches, seed=size)
-                    cells += f" | {p50:11.2f} ms {p95:5.2f} ms {pg_load:4.0f} s"
-                else:
-                    cells += f" | {'(skipped)':>31}"
-                print(f"{size:>10,} | {cells} | {found:.1f}", flush=True)
-                loaded = size
-            sqlite.close()
-            if pg is not None:
-                pg.close()
+                cells += f" | {p50:11.2f} ms {p95:5.2f} ms"
+            else:
+                cells += f" | {'(skipped)':>23}"
+            print(f"{size:>10,} | {cells} | {found:.1f}", flush=True)
+        tokens_per_turn()
+        precision(server)
+        print(f"(load average at the end: {load_average()})")
     finally:
         if server is not None:
             server.stop()
-    tokens_per_turn()
-    print(
-        f"(load average at the end: {load_average()})"
-    )
 
 
 if __name__ == "__main__":

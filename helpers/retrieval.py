@@ -200,7 +200,8 @@ def bm25(weights: dict[str, float], notes: Sequence[MemoryNote], total_notes: in
         return []
     avg_len = sum(map(len, docs)) / len(docs) or 1.0
     total = max(total_notes, len(docs))
-    df = {t: sum(t in set(d) for d in docs) for t in wanted}
+    distinct = [set(d) for d in docs]
+    df = {t: sum(t in d for d in distinct) for t in wanted}
     idf = {t: math.log(1 + (total - n + 0.5) / (n + 0.5)) for t, n in df.items()}
     scores = []
     for doc in docs:
@@ -251,7 +252,8 @@ def rank(
     scored.sort(key=lambda s: (s.score, parse_time(s.note.observed_at)), reverse=True)
     ranking, seen = Ranking([]), set()
     for s in scored:
-        if _same_text(s.note) in seen:
+        same = _same_text(s.note)
+        if same in seen:
             ranking.dropped.append((s, LEFT_OUT_DUPLICATE))
         elif s.score < threshold or s.relevance < min_relevance:
             ranking.dropped.append((s, LEFT_OUT_BELOW_THRESHOLD))
@@ -259,7 +261,7 @@ def rank(
             ranking.dropped.append((s, LEFT_OUT_BEYOND_LIMIT))
         else:
             ranking.kept.append(s)
-        seen.add(_same_text(s.note))
+        seen.add(same)
     return ranking
 
 

@@ -22,29 +22,27 @@ Guarantees, each backed by SQLite rather than by care:
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import sqlite3
 import struct
 import threading
 import time
-import unicodedata
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
-from datetime import datetime, UTC
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from collections.abc import Iterable, Iterator
 
-from helpers.retrieval import (
-    RECALL_LIMIT, SEARCH_LIMIT, THRESHOLD, WEIGHTS, RankWeights, Ranking, ScoredNote, query_terms,
-    rank,
+from helpers.retrieval import RECALL_LIMIT
+from helpers.state import Clock, MemoryNote, MemoryState, system_clock
+from helpers.store_base import (
+    NOTE_COLUMNS as _NOTE_COLUMNS, SELECT_NOTE as _SELECT_NOTE, AuditEntry,
+    StoreBase, UserMemoryBase, as_it_was, check_forget, check_owner, erase_user_reason, export_document,
+    expires_utc, fold, import_reason, long_term as _long_term, note_from_columns,
+    parse_export, utc as _utc,
 )
-from helpers.state import Clock, MemoryNote, MemoryState, parse_time, system_clock
-from helpers.write_policy import (
-    DEFAULT_WRITE_POLICY, WritePolicy, raise_refused, refused_notes, refused_profile,
-)
+from helpers.write_policy import WritePolicy
 
 # One full-text token per (tenant, user): hex never holds the separator 'x', so it is one-to-one,
 # and the trailing 'x' keeps the porter stemmer off it. `_owner_token` is the same in Python.
@@ -158,7 +156,6 @@ MIGRATIONS: list[list[str]] = [
     ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
-EXPORT_FORMAT = "agent-memory-notebooks/user-memory"
 
 
 class StoreError(Exception):
@@ -185,21 +182,6 @@ class StoreReadOnlyError(StoreError):
     """The file, its folder or its file system cannot be written; nothing was written."""
 
 
-@dataclass(frozen=True)
-class AuditEntry:
-    """Something happened to a user's memory. Never holds note text."""
-
-    at: str
-    action: str
-    note_id: str | None
-    reason: str
-
-
-def fold(text: str) -> str:
-    """The caseless form used for matching: NFKC, then Unicode casefold ("ZÜRICH" -> "zürich")."""
-    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
-
-
 def _sql_fold(value: Any) -> str | None:
     return None if value is None else fold(str(value))
 
@@ -224,19 +206,6 @@ class Erasure(int):
         erasure = super().__new__(cls, count)
         erasure.checkpoint = checkpoint
         return erasure
-
-
-def keyed_audit_id(secret: bytes, note_id: str) -> str:
-    """`audit_id` for every backend: HMAC of the note id under the store's secret."""
-    return "erased_" + hmac.new(secret, note_id.encode(), hashlib.sha256).hexdigest()[:16]
-
-
-def _utc(value: str | datetime) -> str:
-    """Canonical UTC text with fixed width, so SQL can compare instants as strings."""
-    instant = parse_time(value) if isinstance(value, str) else value
-    if instant.tzinfo is None:
-        instant = instant.replace(tzinfo=UTC)
-    return instant.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 @contextmanager
@@ -267,17 +236,8 @@ def _store_error(exc: sqlite3.DatabaseError) -> StoreError:
     return StoreError(message)
 
 
-_NOTE_COLUMNS = (
-    "id", "text", "keywords", "kind", "scope", "observed_at", "source_ref", "status", "supersedes",
-    "superseded_by", "expires_at", "sensitivity", "confidence",
-)
-_SELECT_NOTE = ", ".join(_NOTE_COLUMNS)
-
-
 def _note_from_row(row: sqlite3.Row) -> MemoryNote:
-    data = {name: row[name] for name in _NOTE_COLUMNS}
-    data["keywords"] = json.loads(data["keywords"])
-    return MemoryNote(**data)
+    return note_from_columns(row)
 
 
 def _note_row(tenant_id: str, user_id: str, note: MemoryNote, session_id: str | None,
@@ -287,7 +247,7 @@ def _note_row(tenant_id: str, user_id: str, note: MemoryNote, session_id: str | 
         tenant_id, user_id, note.id, note.text, json.dumps(note.keywords, ensure_ascii=False),
         note.kind, note.scope, note.observed_at, note.source_ref, note.status, note.supersedes,
         note.superseded_by, note.expires_at, note.sensitivity, float(note.confidence), session_id,
-        superseded_at, _utc(note.observed_at), _utc(note.expires_at) if note.expires_at else None,
+        superseded_at, _utc(note.observed_at), expires_utc(note),
     )
 
 
@@ -310,7 +270,7 @@ _INSERT_NOTE = """
 """
 
 
-class MemoryStore:
+class MemoryStore(StoreBase):
     """A SQLite file (or `:memory:`) holding every tenant's and user's memory."""
 
     # How long an erasure waits for other connections' read snapshots to end before it reports
@@ -325,8 +285,6 @@ class MemoryStore:
         self.path = path
         self.clock = clock
         self.erase_wait = self.ERASE_WAIT
-        self.write_policy: WritePolicy = DEFAULT_WRITE_POLICY  # every write path checks it
-        self.expiry = True  # False serves expired notes as live (evals switch the guard off)
 
     @classmethod
     def open(cls, path: str | Path = ":memory:", *, clock: Clock = system_clock,
@@ -357,10 +315,7 @@ class MemoryStore:
         except BaseException:
             conn.close()
             raise
-        store = cls(conn, path, clock, timeout)
-        store.expiry = expiry
-        if write_policy is not None:
-            store.write_policy = write_policy
+        store = cls(conn, path, clock, timeout)._with_options(write_policy, expiry)
         # A crash between an erasure's commit and its checkpoint left erased text in the WAL.
         store.checkpoint(wait=0)
         return store
@@ -385,20 +340,13 @@ class MemoryStore:
         with self._lock, _sqlite_errors():
             return bytes(self._conn.execute("SELECT secret FROM store_secret").fetchone()[0])
 
-    def audit_id(self, note_id: str) -> str:
-        """The id an audit row keeps for an erased note: keyed, so a guessed text cannot be
-        confirmed from it (note ids are a plain hash of scope, date and text)."""
-        return keyed_audit_id(self.secret, note_id)
-
     @property
     def schema_version(self) -> int:
         return self._conn.execute("PRAGMA user_version").fetchone()[0]
 
     def for_user(self, tenant_id: str, user_id: str) -> UserMemory:
         """The only way to reach notes: a handle bound to one (tenant, user)."""
-        for name, value in (("tenant_id", tenant_id), ("user_id", user_id)):
-            if not isinstance(value, str) or not value:
-                raise ValueError(f"{name} must be a non-empty string, got {value!r}")
+        check_owner(tenant_id, user_id)
         return UserMemory(self, tenant_id, user_id)
 
     def close(self) -> None:
@@ -409,12 +357,6 @@ class MemoryStore:
                 except StoreError:
                     pass  # closing must not fail; SQLite checkpoints on the last close anyway
             self._conn.close()
-
-    def __enter__(self) -> MemoryStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     @contextmanager
     def _transaction(self, write: bool) -> Iterator[sqlite3.Connection]:
@@ -537,30 +479,10 @@ def _migrate(conn: sqlite3.Connection) -> None:
         conn.execute("COMMIT")
 
 
-class UserMemory:
+class UserMemory(UserMemoryBase):
     """One user's memory. Every query below is bound to this handle's (tenant, user)."""
 
-    def __init__(self, store: MemoryStore, tenant_id: str, user_id: str) -> None:
-        self._store = store
-        self._tenant_id = tenant_id
-        self._user_id = user_id
-
-    @property
-    def tenant_id(self) -> str:
-        return self._tenant_id
-
-    @property
-    def user_id(self) -> str:
-        return self._user_id
-
-    def __repr__(self) -> str:
-        return f"UserMemory(tenant_id={self._tenant_id!r}, user_id={self._user_id!r})"
-
-    def _owner(self, **params: Any) -> dict[str, Any]:
-        return {"tenant": self._tenant_id, "user": self._user_id, **params}
-
-    def _now(self) -> str:
-        return _utc(self._store.clock())
+    _store: MemoryStore
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -571,10 +493,7 @@ class UserMemory:
                 "SELECT profile FROM profiles WHERE tenant_id = :tenant AND user_id = :user",
                 self._owner()).fetchone()
             notes = self._active(conn, None, None)
-        profile = json.loads(row["profile"]) if row else dict(default_profile or {})
-        state_fields = {"write_policy": self._store.write_policy, "ledger_key": self._store.secret,
-                        **state_fields}
-        return MemoryState(profile=profile, global_notes=notes, **state_fields)
+        return self._state(row["profile"] if row else None, notes, default_profile, state_fields)
 
     def active_notes(self, keywords: Iterable[str] | None = None, limit: int | None = None) -> list[MemoryNote]:
         """Live notes, oldest first; `keywords` keeps notes sharing any of them; `limit` keeps the newest."""
@@ -586,8 +505,7 @@ class UserMemory:
         sql = f"""SELECT {_SELECT_NOTE} FROM notes
                   WHERE tenant_id = :tenant AND user_id = :user AND status = 'active'
                     AND (expires_utc IS NULL OR expires_utc > :now)"""
-        now = self._now() if self._store.expiry else "0001-01-01T00:00:00.000000Z"  # nothing expired
-        params = self._owner(now=now, limit=-1 if limit is None else int(limit))
+        params = self._owner(now=self._live_now(), limit=-1 if limit is None else int(limit))
         if keywords is not None:
             # The casefolded keyword index (migration 3): a lookup, not a scan of JSON.
             sql += """ AND id IN (SELECT note_id FROM note_keywords
@@ -608,9 +526,7 @@ class UserMemory:
                   AND (superseded_at IS NULL OR superseded_at > :at)
                   AND (expires_utc > :at OR (expires_utc IS NULL AND status != 'expired'))
                 ORDER BY observed_utc, id""", self._owner(at=at)).fetchall()
-        # A note superseded later was still current then: show it as it was.
-        return [replace(_note_from_row(r), status="active", superseded_by=None)
-                if r["superseded_at"] else _note_from_row(r) for r in rows]
+        return [as_it_was(_note_from_row(r), r["superseded_at"]) for r in rows]
 
     def staged_notes(self, session_id: str | None = None) -> list[MemoryNote]:
         """Session notes not yet consolidated (all sessions, or one), unexpired."""
@@ -639,27 +555,12 @@ class UserMemory:
                    WHERE tenant_id = :tenant AND user_id = :user ORDER BY seq""", self._owner()).fetchall()
         return [AuditEntry(**dict(r)) for r in rows]
 
-    def search(self, query: str, *, kinds: Iterable[str] | None = None, limit: int = SEARCH_LIMIT,
-               threshold: float = THRESHOLD, weights: RankWeights = WEIGHTS) -> list[ScoredNote]:
-        """This user's live notes that serve `query`, best first, each with its score parts.
-
-        Full-text recall (FTS5, BM25) inside this user's live notes of `kinds` (all kinds if None),
-        then `helpers.retrieval.rank`: dedupe, rerank, threshold, limit.
-        """
-        return self.search_ranking(query, kinds=kinds, limit=limit, threshold=threshold,
-                                   weights=weights).kept
-
-    def search_ranking(self, query: str, *, kinds: Iterable[str] | None = None,
-                       limit: int = SEARCH_LIMIT, threshold: float = THRESHOLD,
-                       weights: RankWeights = WEIGHTS) -> Ranking:
-        """`search`, plus the recalled notes it dropped and why (for the prompt inspector)."""
-        terms = query_terms(query)
-        if not terms:
-            return Ranking([])
+    def _recall(self, terms: list[str], kinds: list[str] | None) -> tuple[list[MemoryNote], int]:
+        """FTS5 over this user's postings only (the owner token), then the live notes of `kinds`,
+        the newest RECALL_LIMIT; and the user's live note count."""
         # Terms are letters and digits only (query_terms), so quoting them is enough.
         match = (f'{{owner}} : "{_owner_token(self._tenant_id, self._user_id)}" AND '
                  f'{{text keywords}} : ({" OR ".join(f"{chr(34)}{t}{chr(34)}" for t in terms)})')
-        kinds = None if kinds is None else json.dumps(sorted(set(kinds)))
         # No ORDER BY bm25(): FTS5 counts each term over every tenant's notes (see retrieval.bm25).
         sql = f"""SELECT {", ".join(f"n.{c}" for c in _NOTE_COLUMNS)}
                   FROM notes_search
@@ -672,12 +573,11 @@ class UserMemory:
                     AND (n.expires_utc IS NULL OR n.expires_utc > :now)
                     AND (:kinds IS NULL OR n.kind IN (SELECT value FROM json_each(:kinds)))
                   ORDER BY n.observed_utc DESC LIMIT :recall"""
-        params = self._owner(match=match, now=self._now(), kinds=kinds, recall=RECALL_LIMIT)
+        params = self._owner(match=match, now=self._now(), recall=RECALL_LIMIT,
+                             kinds=None if kinds is None else json.dumps(kinds))
         with self._store._transaction(write=False) as conn:
             notes = [_note_from_row(r) for r in conn.execute(sql, params)]
-            total = self._live_count(conn)
-        return rank(notes, query, self._store.clock(), total_notes=total, limit=limit,
-                    threshold=threshold, weights=weights)
+            return notes, self._live_count(conn)
 
     def live_note_count(self) -> int:
         """How many notes `active_notes()` would return, without reading them."""
@@ -694,8 +594,7 @@ class UserMemory:
 
     def save_profile(self, profile: dict[str, Any]) -> None:
         """Store the profile. Every key and value passes the write policy first (PolicyRefused)."""
-        raise_refused("profile", refused_profile(self._store.write_policy, profile))
-        text = json.dumps(profile, ensure_ascii=False)
+        text = self._allowed_profile(profile)
         with self._store._transaction(write=True) as conn:
             conn.execute(
                 """INSERT INTO profiles (tenant_id, user_id, profile) VALUES (:tenant, :user, :profile)
@@ -707,23 +606,24 @@ class UserMemory:
 
         Every note passes the store's write policy first; if any is refused, none is written and
         PolicyRefused lists them."""
-        notes = _long_term(notes)
-        raise_refused("notes", refused_notes(self._store.write_policy, notes))
+        notes = self._allowed_notes(notes)
         with self._store._transaction(write=True) as conn:
             self._write_notes(conn, notes, session_id, superseded=[])
         return len(notes)
 
     def stage_session_notes(self, session_id: str, notes: Iterable[MemoryNote]) -> int:
         """Persist notes captured during a session, so a crash before consolidation loses none."""
-        notes = list(notes)
-        raise_refused("session notes", refused_notes(self._store.write_policy, notes))
-        rows = [self._owner(session=session_id, id=n.id, note=json.dumps(n.to_dict(), ensure_ascii=False),
-                            expires=_utc(n.expires_at) if n.expires_at else None) for n in notes]
+        notes = self._allowed_staged(notes)
         with self._store._transaction(write=True) as conn:
-            conn.executemany(
-                """INSERT OR REPLACE INTO session_notes (tenant_id, user_id, session_id, id, note, expires_utc)
-                   VALUES (:tenant, :user, :session, :id, :note, :expires)""", rows)
-        return len(rows)
+            self._stage(conn, [(session_id, n) for n in notes])
+        return len(notes)
+
+    def _stage(self, conn: sqlite3.Connection, staged: list[tuple[str, MemoryNote]]) -> None:
+        conn.executemany(
+            """INSERT OR REPLACE INTO session_notes (tenant_id, user_id, session_id, id, note, expires_utc)
+               VALUES (:tenant, :user, :session, :id, :note, :expires)""",
+            [self._owner(session=s, id=n.id, note=json.dumps(n.to_dict(), ensure_ascii=False),
+                         expires=expires_utc(n)) for s, n in staged])
 
     def commit_consolidation(self, session_id: str, merged_notes: Iterable[MemoryNote],
                              superseded: Iterable[str] = ()) -> None:
@@ -738,8 +638,7 @@ class UserMemory:
             stored = {r[0] for r in conn.execute(
                 "SELECT id FROM notes WHERE tenant_id = :tenant AND user_id = :user",
                 self._owner())}
-            raise_refused("notes", refused_notes(self._store.write_policy,
-                                                  [n for n in notes if n.id not in stored]))
+            self._allowed_new(notes, stored)
             self._write_notes(conn, notes, session_id, superseded=list(superseded))
             conn.execute(
                 "DELETE FROM session_notes WHERE tenant_id = :tenant AND user_id = :user AND session_id = :session",
@@ -782,10 +681,7 @@ class UserMemory:
         the time and `reason`, never the text. Returns the count as an `Erasure`, whose
         `.checkpoint` says whether the text is off disk or what is still pending.
         """
-        if (note_id is None) == (matching is None):
-            raise ValueError("forget needs exactly one of note_id or matching")
-        if matching is not None and (not matching.strip() or fold(matching) in fold(reason)):
-            raise ValueError("matching must be non-empty, and the audit reason must not repeat it")
+        check_forget(note_id, matching, reason)
         owner = "tenant_id = :tenant AND user_id = :user"
         if note_id is not None:
             params = self._owner(id=note_id)
@@ -831,11 +727,10 @@ class UserMemory:
                                        for table in ("notes", "session_notes", "profiles"))
             for table in ("notes", "session_notes", "note_keywords", "profiles", "audit"):
                 conn.execute(f"DELETE FROM {table} WHERE {owner}", self._owner())
-            summary = f"erased the user: {notes} notes, {staged} staged notes, {profiles} profile"
             conn.execute(
                 """INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
                    VALUES (:tenant, :user, :at, 'erase_user', NULL, :reason)""",
-                self._owner(at=self._now(), reason=f"{reason}; {summary}"))
+                self._owner(at=self._now(), reason=erase_user_reason(reason, notes, staged, profiles)))
         return Erasure(notes + staged, self._store.checkpoint())
 
     # -- export and import -----------------------------------------------------------------------
@@ -853,17 +748,10 @@ class UserMemory:
             staged = conn.execute(
                 """SELECT session_id, note FROM session_notes WHERE tenant_id = :tenant AND user_id = :user
                    ORDER BY session_id, id""", self._owner()).fetchall()
-        document = {
-            "format": EXPORT_FORMAT,
-            "version": 1,
-            "tenant_id": self._tenant_id,
-            "user_id": self._user_id,
-            "profile": json.loads(row["profile"]) if row else None,
-            "notes": [{**_note_from_row(r).to_dict(), "session_id": r["session_id"],
-                       "superseded_at": r["superseded_at"]} for r in notes],
-            "staged": [{"session_id": r["session_id"], "note": json.loads(r["note"])} for r in staged],
-        }
-        return json.dumps(document, indent=2, ensure_ascii=False)
+        return export_document(
+            self._tenant_id, self._user_id, row["profile"] if row else None,
+            [(_note_from_row(r), r["session_id"], r["superseded_at"]) for r in notes],
+            [(r["session_id"], r["note"]) for r in staged])
 
     def import_json(self, text: str) -> int:
         """Replace this user's memory with an export (whoever it was exported from).
@@ -873,60 +761,24 @@ class UserMemory:
         whole import (PolicyRefused lists each one: id and rule), and memory stays as it was.
         Returns the note count.
         """
-        try:
-            document = json.loads(text)
-            if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
-                raise ValueError(f"not a {EXPORT_FORMAT} document")
-            if document.get("version") != 1:
-                raise ValueError(f"unsupported export version {document.get('version')!r}")
-            rows, imported = [], []
-            for item in document["notes"]:
-                item = dict(item)
-                session_id, superseded_at = item.pop("session_id"), item.pop("superseded_at")
-                note = MemoryNote.from_dict(item)
-                imported.append((note, session_id, superseded_at))
-                rows.append(_note_row(self._tenant_id, self._user_id, note, session_id,
-                                      _utc(superseded_at) if superseded_at else None))
-            staged = [(item["session_id"], MemoryNote.from_dict(item["note"])) for item in document["staged"]]
-            profile = document["profile"]
-            if profile is not None and not isinstance(profile, dict):
-                raise TypeError("the profile must be an object")
-        except (ValueError, KeyError, TypeError) as exc:
-            raise ValueError(f"cannot import: {exc}") from exc
-        policy = self._store.write_policy
-        where = ("session_id", "superseded_at")
-        notes = [MemoryNote.from_dict({k: v for k, v in item.items() if k not in where})
-                 for item in document["notes"]]
-        raise_refused("the import", refused_notes(policy, notes + [n for _, n in staged])
-                      + refused_profile(policy, profile or {}))
+        imported = parse_export(text, self._store.write_policy)
+        rows = [_note_row(self._tenant_id, self._user_id, n, session_id, superseded_at)
+                for n, session_id, superseded_at in imported.notes]
         owner = "tenant_id = :tenant AND user_id = :user"
         with self._store._transaction(write=True) as conn:
             for table in ("notes", "session_notes", "profiles", "note_keywords"):
                 conn.execute(f"DELETE FROM {table} WHERE {owner}", self._owner())
             conn.executemany(_INSERT_NOTE, rows)
-            self._index_keywords(conn, [n for n, _, _ in imported])
-            if profile is not None:
+            self._index_keywords(conn, [n for n, _, _ in imported.notes])
+            if imported.profile is not None:
                 conn.execute("INSERT INTO profiles VALUES (:tenant, :user, :profile)",
-                             self._owner(profile=json.dumps(profile, ensure_ascii=False)))
-            conn.executemany(
-                "INSERT INTO session_notes VALUES (:tenant, :user, :session, :id, :note, :expires)",
-                [self._owner(session=s, id=n.id, note=json.dumps(n.to_dict(), ensure_ascii=False),
-                             expires=_utc(n.expires_at) if n.expires_at else None) for s, n in staged])
+                             self._owner(profile=json.dumps(imported.profile, ensure_ascii=False)))
+            self._stage(conn, imported.staged)
             conn.execute(
                 """INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
                    VALUES (:tenant, :user, :at, 'import', NULL, :reason)""",
-                self._owner(at=self._now(), reason=f"replaced memory with {len(rows)} imported notes"))
+                self._owner(at=self._now(), reason=import_reason(len(rows))))
         return len(rows)
-
-
-def _long_term(notes: Iterable[MemoryNote]) -> list[MemoryNote]:
-    notes = list(notes)
-    for note in notes:
-        if not isinstance(note, MemoryNote):
-            raise TypeError(f"expected MemoryNote, got {type(note).__name__}")
-        if note.scope != "global":
-            raise ValueError(f"note {note.id} is session-scoped: stage it with stage_session_notes")
-    return notes
 
 
 __all__ = [

@@ -39,44 +39,33 @@ import subprocess
 import tempfile
 import threading
 from contextlib import contextmanager
-from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 from collections.abc import Iterable, Iterator
 
-from helpers.retrieval import (
-    RECALL_LIMIT,
-    SEARCH_LIMIT,
-    THRESHOLD,
-    WEIGHTS,
-    RankWeights,
-    Ranking,
-    ScoredNote,
-)
-from helpers.retrieval import query_terms, rank
+from helpers.retrieval import RECALL_LIMIT
 from helpers.state import Clock, MemoryNote, MemoryState, system_clock
-from helpers.store import (
-    EXPORT_FORMAT,
+from helpers.store import CheckpointResult, Erasure, StoreError, _note_row
+from helpers.store_base import (
+    SELECT_NOTE,
     AuditEntry,
-    CheckpointResult,
-    Erasure,
-    StoreError,
-    _long_term,
-    _NOTE_COLUMNS,
-    _note_row,
-    _SELECT_NOTE,
-    _utc,
+    StoreBase,
+    UserMemoryBase,
+    as_it_was,
+    check_forget,
+    check_owner,
+    erase_user_reason,
+    export_document,
+    expires_utc,
     fold,
-    keyed_audit_id,
+    import_reason,
+    long_term,
+    note_from_columns,
+    parse_export,
+    utc,
 )
-from helpers.write_policy import (
-    DEFAULT_WRITE_POLICY,
-    WritePolicy,
-    raise_refused,
-    refused_notes,
-    refused_profile,
-)
+from helpers.write_policy import WritePolicy
 
 APP_ROLE = "memory_app"
 _TABLES = ("notes", "session_notes", "profiles", "audit")
@@ -225,7 +214,7 @@ def create_schema(
             conn.execute("INSERT INTO store_secret VALUES (1, %s)", (secrets.token_bytes(32),))
 
 
-class PostgresMemoryStore:
+class PostgresMemoryStore(StoreBase):
     """A PostgreSQL database holding every tenant's and user's memory; RLS keeps them apart."""
 
     def __init__(self, conn: Any, clock: Clock, secret: bytes) -> None:
@@ -233,8 +222,6 @@ class PostgresMemoryStore:
         self._lock = threading.RLock()  # one connection, shared by handles and threads
         self._secret = secret
         self.clock = clock
-        self.write_policy: WritePolicy = DEFAULT_WRITE_POLICY  # every write path checks it
-        self.expiry = True  # False serves expired notes as live (evals switch the guard off)
 
     @classmethod
     def open(
@@ -281,36 +268,20 @@ class PostgresMemoryStore:
         except BaseException:
             conn.close()
             raise
-        store = cls(conn, clock, bytes(row[0]))
-        store.expiry = expiry
-        if write_policy is not None:
-            store.write_policy = write_policy
-        return store
+        return cls(conn, clock, bytes(row[0]))._with_options(write_policy, expiry)
 
     @property
     def secret(self) -> bytes:
         """This store's random secret (made by create_schema): keys ledger digests and audit ids."""
         return self._secret
 
-    def audit_id(self, note_id: str) -> str:
-        """The id an audit row keeps for an erased note: keyed, as in `MemoryStore.audit_id`."""
-        return keyed_audit_id(self._secret, note_id)
-
     def for_user(self, tenant_id: str, user_id: str) -> PostgresUserMemory:
-        for name, value in (("tenant_id", tenant_id), ("user_id", user_id)):
-            if not isinstance(value, str) or not value:
-                raise ValueError(f"{name} must be a non-empty string, got {value!r}")
+        check_owner(tenant_id, user_id)
         return PostgresUserMemory(self, tenant_id, user_id)
 
     def close(self) -> None:
         with self._lock:
             self._conn.close()
-
-    def __enter__(self) -> PostgresMemoryStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     @contextmanager
     def _transaction(self, tenant_id: str, user_id: str) -> Iterator[Any]:
@@ -329,43 +300,22 @@ class PostgresMemoryStore:
                 raise StoreError(str(exc)) from exc
 
 
-class PostgresUserMemory:
+class PostgresUserMemory(UserMemoryBase):
     """One user's memory in PostgreSQL: the methods and meaning of `helpers.store.UserMemory`."""
 
-    def __init__(self, store: PostgresMemoryStore, tenant_id: str, user_id: str) -> None:
-        self._store = store
-        self._tenant_id = tenant_id
-        self._user_id = user_id
-
-    @property
-    def tenant_id(self) -> str:
-        return self._tenant_id
-
-    @property
-    def user_id(self) -> str:
-        return self._user_id
-
-    def __repr__(self) -> str:
-        return f"PostgresUserMemory(tenant_id={self._tenant_id!r}, user_id={self._user_id!r})"
+    _store: PostgresMemoryStore
 
     def _tx(self):
         return self._store._transaction(self._tenant_id, self._user_id)
 
-    def _owner(self, **params: Any) -> dict[str, Any]:
-        return {"tenant": self._tenant_id, "user": self._user_id, **params}
-
-    def _now(self) -> str:
-        return _utc(self._store.clock())
-
     @staticmethod
-    def _notes(cursor: Any) -> list[MemoryNote]:
+    def _rows(cursor: Any) -> list[dict[str, Any]]:
         names = [d.name for d in cursor.description]
-        notes = []
-        for row in cursor.fetchall():
-            data = {k: v for k, v in zip(names, row) if k in _NOTE_COLUMNS}
-            data["keywords"] = json.loads(data["keywords"])
-            notes.append(MemoryNote(**data))
-        return notes
+        return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+    @classmethod
+    def _notes(cls, cursor: Any) -> list[MemoryNote]:
+        return [note_from_columns(row) for row in cls._rows(cursor)]
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -378,13 +328,7 @@ class PostgresUserMemory:
                 self._owner(),
             ).fetchone()
             notes = self._active(conn, None, None)
-        profile = json.loads(row[0]) if row else dict(default_profile or {})
-        state_fields = {
-            "write_policy": self._store.write_policy,
-            "ledger_key": self._store.secret,
-            **state_fields,
-        }
-        return MemoryState(profile=profile, global_notes=notes, **state_fields)
+        return self._state(row[0] if row else None, notes, default_profile, state_fields)
 
     def active_notes(
         self, keywords: Iterable[str] | None = None, limit: int | None = None
@@ -398,9 +342,8 @@ class PostgresUserMemory:
     def _active(
         self, conn: Any, keywords: Iterable[str] | None, limit: int | None
     ) -> list[MemoryNote]:
-        sql = f"SELECT {_SELECT_NOTE} FROM notes WHERE {self._LIVE}"
-        now = self._now() if self._store.expiry else "0001-01-01T00:00:00.000000Z"  # none expired
-        params = self._owner(now=now, limit=limit)
+        sql = f"SELECT {SELECT_NOTE} FROM notes WHERE {self._LIVE}"
+        params = self._owner(now=self._live_now(), limit=limit)
         if keywords is not None:
             sql += " AND keywords_folded && %(wanted)s::text[]"  # the GIN index
             params["wanted"] = sorted({fold(k) for k in keywords})
@@ -409,29 +352,18 @@ class PostgresUserMemory:
 
     def as_of(self, instant: str | datetime) -> list[MemoryNote]:
         with self._tx() as conn:
-            cur = conn.execute(
-                f"""
-                SELECT {_SELECT_NOTE}, superseded_at FROM notes
+            rows = self._rows(
+                conn.execute(
+                    f"""
+                SELECT {SELECT_NOTE}, superseded_at FROM notes
                 WHERE tenant_id = %(tenant)s AND user_id = %(user)s AND status != 'deleted'
                   AND observed_utc <= %(at)s AND (superseded_at IS NULL OR superseded_at > %(at)s)
                   AND (expires_utc > %(at)s OR (expires_utc IS NULL AND status != 'expired'))
                 ORDER BY observed_utc, id""",
-                self._owner(at=_utc(instant)),
+                    self._owner(at=utc(instant)),
+                )
             )
-            rows = cur.fetchall()
-            names = [d.name for d in cur.description]
-        notes = []
-        for row in rows:
-            data = dict(zip(names, row))
-            note = MemoryNote(
-                **{**{k: data[k] for k in _NOTE_COLUMNS}, "keywords": json.loads(data["keywords"])}
-            )
-            notes.append(
-                replace(note, status="active", superseded_by=None)
-                if data["superseded_at"]
-                else note
-            )
-        return notes
+        return [as_it_was(note_from_columns(r), r["superseded_at"]) for r in rows]
 
     def staged_notes(self, session_id: str | None = None) -> list[MemoryNote]:
         sql = """SELECT note FROM session_notes WHERE tenant_id = %(tenant)s AND user_id = %(user)s
@@ -462,42 +394,16 @@ class PostgresUserMemory:
             ).fetchall()
         return [AuditEntry(*r) for r in rows]
 
-    def search(
-        self,
-        query: str,
-        *,
-        kinds: Iterable[str] | None = None,
-        limit: int = SEARCH_LIMIT,
-        threshold: float = THRESHOLD,
-        weights: RankWeights = WEIGHTS,
-    ) -> list[ScoredNote]:
-        """This user's live notes that serve `query`, best first (see `UserMemory.search`)."""
-        return self.search_ranking(
-            query, kinds=kinds, limit=limit, threshold=threshold, weights=weights
-        ).kept
-
-    def search_ranking(
-        self,
-        query: str,
-        *,
-        kinds: Iterable[str] | None = None,
-        limit: int = SEARCH_LIMIT,
-        threshold: float = THRESHOLD,
-        weights: RankWeights = WEIGHTS,
-    ) -> Ranking:
-        terms = query_terms(query)
-        if not terms:
-            return Ranking([])
+    def _recall(self, terms: list[str], kinds: list[str] | None) -> tuple[list[MemoryNote], int]:
+        """The user's live notes of `kinds` whose tsvector matches any term (the best `ts_rank`
+        first, at most RECALL_LIMIT), and how many live notes the user has."""
         params = self._owner(
-            now=self._now(),
-            tsquery=" | ".join(terms),
-            recall=RECALL_LIMIT,
-            kinds=None if kinds is None else sorted(set(kinds)),
+            now=self._now(), tsquery=" | ".join(terms), recall=RECALL_LIMIT, kinds=kinds
         )
         with self._tx() as conn:
             cur = conn.execute(
                 f"""
-                SELECT {_SELECT_NOTE} FROM notes, to_tsquery('english', %(tsquery)s) AS q
+                SELECT {SELECT_NOTE} FROM notes, to_tsquery('english', %(tsquery)s) AS q
                 WHERE {self._LIVE} AND search @@ q
                   AND (%(kinds)s::text[] IS NULL OR kind = ANY(%(kinds)s::text[]))
                 ORDER BY ts_rank(search, q) DESC, observed_utc DESC LIMIT %(recall)s""",
@@ -507,15 +413,7 @@ class PostgresUserMemory:
             total = conn.execute(
                 f"SELECT count(*) FROM notes WHERE {self._LIVE}", params
             ).fetchone()[0]
-        return rank(
-            notes,
-            query,
-            self._store.clock(),
-            total_notes=total,
-            limit=limit,
-            threshold=threshold,
-            weights=weights,
-        )
+        return notes, total
 
     def live_note_count(self) -> int:
         with self._tx() as conn:
@@ -527,26 +425,24 @@ class PostgresUserMemory:
 
     def save_profile(self, profile: dict[str, Any]) -> None:
         """Store the profile. Every key and value passes the write policy first (PolicyRefused)."""
-        raise_refused("profile", refused_profile(self._store.write_policy, profile))
+        text = self._allowed_profile(profile)
         with self._tx() as conn:
             conn.execute(
           """INSERT INTO profiles (tenant_id, user_id, profile) VALUES (%(tenant)s, %(user)s, %(p)s)
                        ON CONFLICT (tenant_id, user_id) DO UPDATE SET profile = excluded.profile""",
-                self._owner(p=json.dumps(profile, ensure_ascii=False)),
+                self._owner(p=text),
             )
 
     def add_notes(self, notes: Iterable[MemoryNote], *, session_id: str | None = None) -> int:
         """Write long-term notes (same id replaces): all pass the write policy, or none is."""
-        notes = _long_term(notes)
-        raise_refused("notes", refused_notes(self._store.write_policy, notes))
+        notes = self._allowed_notes(notes)
         with self._tx() as conn:
             self._write_notes(conn, notes, session_id, [])
         return len(notes)
 
     def stage_session_notes(self, session_id: str, notes: Iterable[MemoryNote]) -> int:
         """Persist notes captured during a session, so a crash before consolidation loses none."""
-        notes = list(notes)
-        raise_refused("session notes", refused_notes(self._store.write_policy, notes))
+        notes = self._allowed_staged(notes)
         with self._tx() as conn:
             self._stage(conn, [(session_id, n) for n in notes])
         return len(notes)
@@ -560,7 +456,7 @@ class PostgresUserMemory:
                     session=session_id,
                     id=n.id,
                     note=json.dumps(n.to_dict(), ensure_ascii=False),
-                    expires=_utc(n.expires_at) if n.expires_at else None,
+                    expires=expires_utc(n),
                     text_folded=text_folded,
                     keywords_folded=keywords_folded,
                 )
@@ -585,7 +481,7 @@ class PostgresUserMemory:
 
         Notes not stored yet pass the write policy first (PolicyRefused: nothing is written).
         """
-        notes = _long_term(merged_notes)
+        notes = long_term(merged_notes)
         with self._tx() as conn:
             stored = {
                 r[0]
@@ -594,8 +490,7 @@ class PostgresUserMemory:
                     self._owner(),
                 )
             }
-            new = [n for n in notes if n.id not in stored]
-            raise_refused("notes", refused_notes(self._store.write_policy, new))
+            self._allowed_new(notes, stored)
             self._write_notes(conn, notes, session_id, list(superseded))
             conn.execute(
                 """DELETE FROM session_notes WHERE tenant_id = %(tenant)s AND user_id = %(user)s
@@ -643,10 +538,7 @@ class PostgresUserMemory:
         time and `reason`, never the text. Returns an `Erasure`; its `.checkpoint` is never
         completed here, and says what VACUUM FULL still has to rewrite.
         """
-        if (note_id is None) == (matching is None):
-            raise ValueError("forget needs exactly one of note_id or matching")
-        if matching is not None and (not matching.strip() or fold(matching) in fold(reason)):
-            raise ValueError("matching must be non-empty, and the audit reason must not repeat it")
+        check_forget(note_id, matching, reason)
         owner = "tenant_id = %(tenant)s AND user_id = %(user)s"
         if note_id is not None:
             params = self._owner(id=note_id)
@@ -705,11 +597,12 @@ class PostgresUserMemory:
                                        for table in ("notes", "session_notes", "profiles"))
             for table in ("notes", "session_notes", "profiles", "audit"):
                 conn.execute(f"DELETE FROM {table} WHERE {owner}", self._owner())
-            summary = f"erased the user: {notes} notes, {staged} staged notes, {profiles} profile"
             conn.execute(
                 """INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
                    VALUES (%(tenant)s, %(user)s, %(at)s, 'erase_user', NULL, %(reason)s)""",
-                self._owner(at=self._now(), reason=f"{reason}; {summary}"),
+                self._owner(
+                    at=self._now(), reason=erase_user_reason(reason, notes, staged, profiles)
+                ),
             )
         return Erasure(notes + staged, _erasure_pending(notes + staged + profiles))
 
@@ -721,44 +614,25 @@ class PostgresUserMemory:
                 "SELECT profile FROM profiles WHERE tenant_id = %(tenant)s AND user_id = %(user)s",
                 self._owner(),
             ).fetchone()
-            cur = conn.execute(
-                f"""SELECT {_SELECT_NOTE}, session_id, superseded_at FROM notes
-                                   WHERE tenant_id = %(tenant)s AND user_id = %(user)s
-                                   ORDER BY observed_utc, id""",
-                self._owner(),
+            notes = self._rows(
+                conn.execute(
+                    f"""SELECT {SELECT_NOTE}, session_id, superseded_at FROM notes
+                        WHERE tenant_id = %(tenant)s AND user_id = %(user)s
+                        ORDER BY observed_utc, id""",
+                    self._owner(),
+                )
             )
-            names = [d.name for d in cur.description]
-            notes = [dict(zip(names, r)) for r in cur.fetchall()]
             staged = conn.execute(
                 """SELECT session_id, note FROM session_notes
-                                     WHERE tenant_id = %(tenant)s AND user_id = %(user)s
-                                     ORDER BY session_id, id""",
+                   WHERE tenant_id = %(tenant)s AND user_id = %(user)s ORDER BY session_id, id""",
                 self._owner(),
             ).fetchall()
-        exported = []
-        for data in notes:
-            note = MemoryNote(
-                **{**{k: data[k] for k in _NOTE_COLUMNS}, "keywords": json.loads(data["keywords"])}
-            )
-            exported.append(
-                {
-                    **note.to_dict(),
-                    "session_id": data["session_id"],
-                    "superseded_at": data["superseded_at"],
-                }
-            )
-        return json.dumps(
-            {
-                "format": EXPORT_FORMAT,
-                "version": 1,
-                "tenant_id": self._tenant_id,
-                "user_id": self._user_id,
-                "profile": json.loads(row[0]) if row else None,
-                "notes": exported,
-                "staged": [{"session_id": s, "note": json.loads(n)} for s, n in staged],
-            },
-            indent=2,
-            ensure_ascii=False,
+        return export_document(
+            self._tenant_id,
+            self._user_id,
+            row[0] if row else None,
+            [(note_from_columns(r), r["session_id"], r["superseded_at"]) for r in notes],
+            staged,
         )
 
     def import_json(self, text: str) -> int:
@@ -767,40 +641,11 @@ class PostgresUserMemory:
         The whole document is validated first, every note, staged note and profile value against
         the store's write policy included: one refused item refuses the whole import.
         """
-        try:
-            document = json.loads(text)
-            if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
-                raise ValueError(f"not a {EXPORT_FORMAT} document")
-            if document.get("version") != 1:
-                raise ValueError(f"unsupported export version {document.get('version')!r}")
-            rows, notes = [], []
-            for item in document["notes"]:
-                item = dict(item)
-                session_id, superseded_at = item.pop("session_id"), item.pop("superseded_at")
-                notes.append(MemoryNote.from_dict(item))
-                rows.append(
-                    _pg_note_row(
-                        self._tenant_id,
-                        self._user_id,
-                        notes[-1],
-                        session_id,
-                        _utc(superseded_at) if superseded_at else None,
-                    )
-                )
-            staged = [
-                (i["session_id"], MemoryNote.from_dict(i["note"])) for i in document["staged"]
-            ]
-            profile = document["profile"]
-            if profile is not None and not isinstance(profile, dict):
-                raise TypeError("the profile must be an object")
-        except (ValueError, KeyError, TypeError) as exc:
-            raise ValueError(f"cannot import: {exc}") from exc
-        policy = self._store.write_policy
-        raise_refused(
-            "the import",
-            refused_notes(policy, notes + [n for _, n in staged])
-            + refused_profile(policy, profile or {}),
-        )
+        imported = parse_export(text, self._store.write_policy)
+        rows = [
+            _pg_note_row(self._tenant_id, self._user_id, n, session_id, superseded_at)
+            for n, session_id, superseded_at in imported.notes
+        ]
         with self._tx() as conn, conn.cursor() as cur:
             for table in ("notes", "session_notes", "profiles"):
                 cur.execute(
@@ -808,18 +653,16 @@ class PostgresUserMemory:
                     self._owner(),
                 )
             cur.executemany(_INSERT_NOTE, rows)
-            if profile is not None:
+            if imported.profile is not None:
                 cur.execute(
                     "INSERT INTO profiles VALUES (%(tenant)s, %(user)s, %(p)s)",
-                    self._owner(p=json.dumps(profile, ensure_ascii=False)),
+                    self._owner(p=json.dumps(imported.profile, ensure_ascii=False)),
                 )
-            self._stage(conn, staged)
+            self._stage(conn, imported.staged)
             cur.execute(
                 """INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
                            VALUES (%(tenant)s, %(user)s, %(at)s, 'import', NULL, %(reason)s)""",
-                self._owner(
-                    at=self._now(), reason=f"replaced memory with {len(rows)} imported notes"
-                ),
+                self._owner(at=self._now(), reason=import_reason(len(rows))),
             )
         return len(rows)
 
@@ -847,41 +690,51 @@ def find_postgres_bin() -> Path | None:
 class TemporaryPostgres:
     """A PostgreSQL server in a temporary folder, on a unix socket only; `stop()` removes it.
 
+    `folder=` keeps the server's files there instead (a cache: benchmarks reuse a loaded database):
+    an existing cluster is started as it is, and `stop()` shuts it down but keeps the folder.
     initdb refuses to run as root, so as root the server runs as the `postgres` system user.
     """
 
-    def __init__(self, bin_dir: Path | None = None, database: str = "memory") -> None:
+    def __init__(
+        self, bin_dir: Path | None = None, database: str = "memory", folder: Path | None = None
+    ) -> None:
         found = bin_dir or find_postgres_bin()
         if found is None:
             raise FileNotFoundError(f"PostgreSQL is not installed: {INSTALL_HINT}")
         self.bin_dir: Path = found
         self.database = database
-        self.folder = Path(tempfile.mkdtemp(prefix="memory-pg-"))
+        self.keep = folder is not None
+        if folder is None:
+            self.folder = Path(tempfile.mkdtemp(prefix="memory-pg-"))
+        else:
+            self.folder = Path(folder)
+            self.folder.mkdir(parents=True, exist_ok=True)
         self.data, self.socket = self.folder / "data", self.folder / "socket"
-        self.socket.mkdir()
+        self.socket.mkdir(exist_ok=True)
         self._as = []
         if os.geteuid() == 0:
             self._as = ["runuser", "-u", "postgres", "--"]
             shutil.chown(self.folder, "postgres")
             shutil.chown(self.socket, "postgres")
         self.superuser = "postgres" if self._as else os.environ.get("USER", "postgres")
-        try:
-            self._run(
-                "initdb",
-                "-D",
-                str(self.data),
-                "-U",
-                self.superuser,
-                "-A",
-                "trust",
-                "--no-sync",
-                "-E",
-                "UTF8",
-                "--locale=C",
-            )
-        except BaseException:
-            shutil.rmtree(self.folder, ignore_errors=True)
-            raise
+        if not (self.data / "PG_VERSION").exists():
+            try:
+                self._run(
+                    "initdb",
+                    "-D",
+                    str(self.data),
+                    "-U",
+                    self.superuser,
+                    "-A",
+                    "trust",
+                    "--no-sync",
+                    "-E",
+                    "UTF8",
+                    "--locale=C",
+                )
+            except BaseException:
+                self._remove()
+                raise
         # A unix socket only (no TCP port to collide with), and no fsync: the data is thrown away.
         options = f"-k {self.socket} -c listen_addresses='' -c fsync=off -c full_page_writes=off"
         self._run(
@@ -896,10 +749,23 @@ class TemporaryPostgres:
             "start",
         )
         try:
-            self._run("createdb", "-h", str(self.socket), "-U", self.superuser, database)
+            self.create_database(database)
         except BaseException:
             self.stop()
             raise
+
+    def create_database(self, name: str) -> bool:
+        """Create database `name` unless it exists; True if it was created."""
+        psycopg = _psycopg()
+        with psycopg.connect(self.conninfo(database="postgres"), autocommit=True) as conn:
+            if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
+                return False
+        self._run("createdb", "-h", str(self.socket), "-U", self.superuser, name)
+        return True
+
+    def _remove(self) -> None:
+        if not self.keep:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
     def _run(self, tool: str, *args: str) -> None:
         done = subprocess.run(
@@ -913,14 +779,18 @@ class TemporaryPostgres:
                 f"{tool} failed ({done.returncode}): {done.stderr.strip() or done.stdout.strip()}"
             )
 
-    def conninfo(self, user: str | None = None) -> str:
-        return f"host={self.socket} dbname={self.database} user={user or self.superuser}"
+    def conninfo(self, user: str | None = None, database: str | None = None) -> str:
+        return (
+            f"host={self.socket} dbname={database or self.database} user={user or self.superuser}"
+        )
 
     def stop(self) -> None:
+        """Shut the server down; remove its folder unless it was given (`folder=`)."""
         try:
-            self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
+            mode = "fast" if self.keep else "immediate"  # a kept cluster restarts without recovery
+            self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop")
         finally:
-            shutil.rmtree(self.folder, ignore_errors=True)
+            self._remove()
 
     def __enter__(self) -> TemporaryPostgres:
         return self

@@ -372,6 +372,73 @@ def test_no_note_ever_reaches_another_owner(backend, writes, query):
             assert {n.id for n in handle.active_notes()} == mine[owner]
 
 
+# Any owner names (PostgreSQL's TEXT holds no NUL), beside ones built to look alike.
+NAME = st.one_of(
+    st.sampled_from(["acme", "Acme", "ACME", "o", "x", "6F", "a x", "%", "_", "glo'bex"]),
+    st.text(st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",)),
+            min_size=1, max_size=5),
+)
+ACTIONS = st.sampled_from(["add", "add", "add", "stage", "forget", "erase_user"])
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    owners=st.lists(st.tuples(NAME, NAME), min_size=2, max_size=4, unique=True),
+    steps=st.lists(
+        st.tuples(ACTIONS, st.integers(0, 3), st.integers(0, 3), st.sampled_from(WORDS)),
+        min_size=1,
+        max_size=25,
+    ),
+    query=st.sampled_from(WORDS + ["seats meals hotel", "note"]),
+)
+def test_every_read_and_erasure_path_keeps_to_its_owner(backend, owners, steps, query):
+    """Writes, staging, forget(matching=) and erase_user by several owners (the same note ids
+    among them): each owner's every read path, search included, shows exactly its own."""
+    with backend.open() as store:
+        notes = {o: {} for o in owners}  # owner -> note id -> note
+        staged = {o: {} for o in owners}
+        audit_rows = dict.fromkeys(owners, 0)
+        for action, who, number, words in steps:
+            owner = owners[who % len(owners)]
+            handle = store.for_user(*owner)
+            if action == "add":  # the same text for two owners: the same note id
+                n = note(f"Note {number}: {words}", keywords=words.split()[:1])
+                handle.add_notes([n])
+                notes[owner][n.id] = n
+            elif action == "stage":
+                n = note(f"Staged {number}: {words}", scope="session")
+                handle.stage_session_notes("s1", [n])
+                staged[owner][n.id] = n
+            elif action == "forget":
+                needle = words.split()[0].casefold()
+                gone = {i for kept in (notes[owner], staged[owner]) for i, n in kept.items()
+                        if needle in n.text.casefold()
+                        or any(needle in k.casefold() for k in n.keywords)}
+                assert handle.forget(matching=needle) == len(gone)
+                for kept in (notes[owner], staged[owner]):
+                    for i in gone & set(kept):
+                        del kept[i]
+                audit_rows[owner] += len(gone)
+            else:
+                handle.erase_user()
+                notes[owner], staged[owner], audit_rows[owner] = {}, {}, 1
+        for owner in owners:
+            handle, own = store.for_user(*owner), set(notes[owner])
+            assert {n.id for n in handle.active_notes()} == own, owner
+            assert {n.id for n in handle.as_of(NOW)} == own
+            ranking = handle.search_ranking(query, threshold=0)
+            recalled = {s.note.id for s in ranking.kept} | {s.note.id for s, _ in ranking.dropped}
+            assert recalled <= own
+            assert {n.id for n in handle.staged_notes()} == set(staged[owner])
+            exported = json.loads(handle.export_json())
+            assert {n["id"] for n in exported["notes"]} == own
+            assert {s["note"]["id"] for s in exported["staged"]} == set(staged[owner])
+            assert len(handle.audit_log()) == audit_rows[owner]
+            assert handle.live_note_count() == len(own)
+
+
 # -- PostgreSQL: the database itself keeps tenants apart -------------------------------------------
 
 

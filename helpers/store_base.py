@@ -1,0 +1,353 @@
+"""What every memory store backend shares: one function per concept, no SQL.
+
+`helpers.store` (SQLite, the default) and `helpers.store_postgres` keep their own SQL; the
+bookkeeping around it (the handle, the checks before a write or an erasure, the export format and
+the import's validation, the audit texts) lives here once, so the two backends cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any, Self
+
+from helpers.retrieval import (
+    SEARCH_LIMIT,
+    THRESHOLD,
+    WEIGHTS,
+    RankWeights,
+    Ranking,
+    ScoredNote,
+    query_terms,
+    rank,
+)
+from helpers.state import MemoryNote, MemoryState, parse_time
+from helpers.write_policy import (
+    DEFAULT_WRITE_POLICY,
+    WritePolicy,
+    raise_refused,
+    refused_notes,
+    refused_profile,
+)
+
+EXPORT_FORMAT = "agent-memory-notebooks/user-memory"
+
+# The columns a note is read back from, in every backend.
+NOTE_COLUMNS = (
+    "id", "text", "keywords", "kind", "scope", "observed_at", "source_ref", "status", "supersedes",
+    "superseded_by", "expires_at", "sensitivity", "confidence",
+)
+SELECT_NOTE = ", ".join(NOTE_COLUMNS)
+# Read with expiry switched off (`open(..., expiry=False)`): an instant before every expiry.
+BEFORE_EVERY_EXPIRY = "0001-01-01T00:00:00.000000Z"
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    """Something happened to a user's memory. Never holds note text."""
+
+    at: str
+    action: str
+    note_id: str | None
+    reason: str
+
+
+def fold(text: str) -> str:
+    """The caseless form used for matching: NFKC, then Unicode casefold ("ZÜRICH" -> "zürich")."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
+
+
+def keyed_audit_id(secret: bytes, note_id: str) -> str:
+    """`audit_id` for every backend: HMAC of the note id under the store's secret."""
+    return "erased_" + hmac.new(secret, note_id.encode(), hashlib.sha256).hexdigest()[:16]
+
+
+def utc(value: str | datetime) -> str:
+    """Canonical UTC text with fixed width, so SQL can compare instants as strings."""
+    instant = parse_time(value) if isinstance(value, str) else value
+    if instant.tzinfo is None:
+        instant = instant.replace(tzinfo=UTC)
+    return instant.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def expires_utc(note: MemoryNote) -> str | None:
+    return utc(note.expires_at) if note.expires_at else None
+
+
+def check_owner(tenant_id: str, user_id: str) -> None:
+    """A handle needs real ids: non-empty strings."""
+    for name, value in (("tenant_id", tenant_id), ("user_id", user_id)):
+        if not isinstance(value, str) or not value:
+            raise ValueError(f"{name} must be a non-empty string, got {value!r}")
+
+
+def long_term(notes: Iterable[MemoryNote]) -> list[MemoryNote]:
+    """The notes as a list, refused if any is not a global (long-term) MemoryNote."""
+    notes = list(notes)
+    for note in notes:
+        if not isinstance(note, MemoryNote):
+            raise TypeError(f"expected MemoryNote, got {type(note).__name__}")
+        if note.scope != "global":
+            raise ValueError(f"note {note.id} is session-scoped: stage it with stage_session_notes")
+    return notes
+
+
+def note_from_columns(data: Mapping[str, Any] | Any) -> MemoryNote:
+    """A note from a row (any mapping by column name, sqlite3.Row too) holding `NOTE_COLUMNS`,
+    keywords stored as JSON; other columns are ignored."""
+    return MemoryNote(**{**{k: data[k] for k in NOTE_COLUMNS}, "keywords": json.loads(data["keywords"])})
+
+
+def as_it_was(note: MemoryNote, superseded_at: str | None) -> MemoryNote:
+    """For `as_of`: a note superseded later was still current then, so show it as it was."""
+    return replace(note, status="active", superseded_by=None) if superseded_at else note
+
+
+def check_forget(note_id: str | None, matching: str | None, reason: str) -> None:
+    if (note_id is None) == (matching is None):
+        raise ValueError("forget needs exactly one of note_id or matching")
+    if matching is not None and (not matching.strip() or fold(matching) in fold(reason)):
+        raise ValueError("matching must be non-empty, and the audit reason must not repeat it")
+
+
+def erase_user_reason(reason: str, notes: int, staged: int, profiles: int) -> str:
+    """The one audit row `erase_user` leaves: counts, never content."""
+    return f"{reason}; erased the user: {notes} notes, {staged} staged notes, {profiles} profile"
+
+
+def import_reason(notes: int) -> str:
+    return f"replaced memory with {notes} imported notes"
+
+
+def export_document(
+    tenant_id: str,
+    user_id: str,
+    profile: str | None,
+    notes: Iterable[tuple[MemoryNote, str | None, str | None]],
+    staged: Iterable[tuple[str, str]],
+) -> str:
+    """The export: the profile (JSON text or None), every (note, session_id, superseded_at) and
+    every staged (session_id, note as JSON text)."""
+    document = {
+        "format": EXPORT_FORMAT,
+        "version": 1,
+        "tenant_id": tenant_id,
+        "user_id": user_id,
+        "profile": json.loads(profile) if profile is not None else None,
+        "notes": [
+            {**note.to_dict(), "session_id": session_id, "superseded_at": superseded_at}
+            for note, session_id, superseded_at in notes
+        ],
+        "staged": [{"session_id": s, "note": json.loads(n)} for s, n in staged],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False)
+
+
+@dataclass
+class Imported:
+    """An export document, validated and checked against the write policy, ready to write."""
+
+    notes: list[tuple[MemoryNote, str | None, str | None]]  # note, session_id, superseded_at (UTC)
+    staged: list[tuple[str, MemoryNote]]  # session_id, note
+    profile: dict[str, Any] | None
+
+
+def parse_export(text: str, policy: WritePolicy) -> Imported:
+    """Validate a whole export before anything is written: ValueError if it is not one, and
+    PolicyRefused listing every note, staged note and profile value the policy refuses."""
+    try:
+        document = json.loads(text)
+        if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
+            raise ValueError(f"not a {EXPORT_FORMAT} document")
+        if document.get("version") != 1:
+            raise ValueError(f"unsupported export version {document.get('version')!r}")
+        notes = []
+        for item in document["notes"]:
+            item = dict(item)
+            session_id, superseded_at = item.pop("session_id"), item.pop("superseded_at")
+            superseded_utc = utc(superseded_at) if superseded_at else None
+            notes.append((MemoryNote.from_dict(item), session_id, superseded_utc))
+        staged = [(i["session_id"], MemoryNote.from_dict(i["note"])) for i in document["staged"]]
+        profile = document["profile"]
+        if profile is not None and not isinstance(profile, dict):
+            raise TypeError("the profile must be an object")
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"cannot import: {exc}") from exc
+    raise_refused(
+        "the import",
+        refused_notes(policy, [n for n, _, _ in notes] + [n for _, n in staged])
+        + refused_profile(policy, profile or {}),
+    )
+    return Imported(notes, staged, profile)
+
+
+class StoreBase:
+    """What a store object does the same on every backend (each has its own `open`)."""
+
+    write_policy: WritePolicy = DEFAULT_WRITE_POLICY  # every write path checks it
+    expiry = True  # False serves expired notes as live (evals switch the guard off)
+
+    def _with_options(self, write_policy: WritePolicy | None, expiry: bool) -> Self:
+        """`open`'s options: the write policy (default DEFAULT_WRITE_POLICY) and expiry."""
+        self.expiry = expiry
+        if write_policy is not None:
+            self.write_policy = write_policy
+        return self
+
+    @property
+    def secret(self) -> bytes:
+        """This store's random secret: keys ledger digests and audit ids."""
+        raise NotImplementedError
+
+    def audit_id(self, note_id: str) -> str:
+        """The id an audit row keeps for an erased note: keyed, so a guessed text cannot be
+        confirmed from it (note ids are a plain hash of scope, date and text)."""
+        return keyed_audit_id(self.secret, note_id)
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class UserMemoryBase:
+    """A handle bound to one (tenant, user): what it does the same on every backend.
+
+    Each backend's subclass runs its own SQL; `_store` is its store (clock, write policy, secret).
+    """
+
+    def __init__(self, store: Any, tenant_id: str, user_id: str) -> None:
+        self._store = store
+        self._tenant_id = tenant_id
+        self._user_id = user_id
+
+    @property
+    def tenant_id(self) -> str:
+        return self._tenant_id
+
+    @property
+    def user_id(self) -> str:
+        return self._user_id
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(tenant_id={self._tenant_id!r}, user_id={self._user_id!r})"
+
+    def _owner(self, **params: Any) -> dict[str, Any]:
+        return {"tenant": self._tenant_id, "user": self._user_id, **params}
+
+    def _now(self) -> str:
+        return utc(self._store.clock())
+
+    def _live_now(self) -> str:
+        """The instant live notes must not have expired by (none expire with expiry off)."""
+        return self._now() if self._store.expiry else BEFORE_EVERY_EXPIRY
+
+    def _state(
+        self,
+        profile: str | None,
+        notes: list[MemoryNote],
+        default_profile: dict[str, Any] | None,
+        state_fields: dict[str, Any],
+    ) -> MemoryState:
+        """`load_state`'s result from the stored profile (JSON text or None) and live notes."""
+        fields = {
+            "write_policy": self._store.write_policy,
+            "ledger_key": self._store.secret,
+            **state_fields,
+        }
+        loaded = json.loads(profile) if profile is not None else dict(default_profile or {})
+        return MemoryState(profile=loaded, global_notes=notes, **fields)
+
+    def _allowed_notes(self, notes: Iterable[MemoryNote]) -> list[MemoryNote]:
+        """`add_notes`' input: long-term notes that all pass the write policy (else nothing)."""
+        notes = long_term(notes)
+        raise_refused("notes", refused_notes(self._store.write_policy, notes))
+        return notes
+
+    def _allowed_staged(self, notes: Iterable[MemoryNote]) -> list[MemoryNote]:
+        notes = list(notes)
+        raise_refused("session notes", refused_notes(self._store.write_policy, notes))
+        return notes
+
+    def _allowed_new(self, notes: list[MemoryNote], stored: set[str]) -> None:
+        """A consolidation's notes not stored yet pass the write policy (else nothing is written)."""
+        raise_refused(
+            "notes", refused_notes(self._store.write_policy, [n for n in notes if n.id not in stored])
+        )
+
+    def _allowed_profile(self, profile: dict[str, Any]) -> str:
+        """The profile as JSON text, once every key and value passed the write policy."""
+        raise_refused("profile", refused_profile(self._store.write_policy, profile))
+        return json.dumps(profile, ensure_ascii=False)
+
+    def search(self, query: str, **options: Any) -> list[ScoredNote]:
+        """This user's live notes that serve `query`, best first, each with its score parts.
+
+        Full-text recall inside this user's live notes of `kinds` (all kinds if None), then
+        `helpers.retrieval.rank`: dedupe, rerank, threshold, limit. The options (`kinds`,
+        `limit`, `threshold`, `weights`) are `search_ranking`'s.
+        """
+        return self.search_ranking(query, **options).kept
+
+    def search_ranking(
+        self,
+        query: str,
+        *,
+        kinds: Iterable[str] | None = None,
+        limit: int = SEARCH_LIMIT,
+        threshold: float = THRESHOLD,
+        weights: RankWeights = WEIGHTS,
+    ) -> Ranking:
+        """`search`, plus the recalled notes it dropped and why (for the prompt inspector)."""
+        terms = query_terms(query)
+        if not terms:
+            return Ranking([])
+        notes, total = self._recall(terms, None if kinds is None else sorted(set(kinds)))
+        return rank(
+            notes,
+            query,
+            self._store.clock(),
+            total_notes=total,
+            limit=limit,
+            threshold=threshold,
+            weights=weights,
+        )
+
+    def _recall(self, terms: list[str], kinds: list[str] | None) -> tuple[list[MemoryNote], int]:
+        """The backend's full-text recall: this user's live notes of `kinds` (all if None) that
+        match any of `terms` (letters and digits only), at most RECALL_LIMIT of them, and how many
+        live notes the user has (for BM25's document frequencies)."""
+        raise NotImplementedError
+
+
+__all__ = [
+    "AuditEntry",
+    "EXPORT_FORMAT",
+    "Imported",
+    "NOTE_COLUMNS",
+    "SELECT_NOTE",
+    "StoreBase",
+    "UserMemoryBase",
+    "as_it_was",
+    "check_forget",
+    "check_owner",
+    "erase_user_reason",
+    "export_document",
+    "expires_utc",
+    "fold",
+    "import_reason",
+    "keyed_audit_id",
+    "long_term",
+    "note_from_columns",
+    "parse_export",
+    "utc",
+]
