@@ -34,7 +34,7 @@ from agents import Agent, ModelSettings, Runner
 from agents.models.interface import Model
 from pydantic import BaseModel
 
-from helpers.attributes import confirm_attribute_changes
+from helpers.attributes import STATING_WORDS, confirm_attribute_changes
 from helpers.state import Clock, MemoryNote, MemoryState, note_id, parse_time
 from helpers.words import STOPWORDS, TOKEN, content_words, stem, topic_words
 from helpers.write_policy import DEFAULT_WRITE_POLICY, WritePolicy
@@ -368,6 +368,21 @@ def apply_plan(notes: list[MemoryNote], report: ConsolidationReport, plan: Conso
         # A source the written note says nothing about would vanish into it: it stays as it is.
         unrelated = [i for i in written.source_ids if i in shown and not _mentions(written.text, shown[i])]
         source_ids = [i for i in written.source_ids if i not in unrelated]
+        if source_ids:  # checked against every source it names first: a recombination is refused
+            _checked_note(written, [by_id[i] for i in source_ids if i in shown], source_ids,
+                          _policy(write_policy))
+        # A source with a fact the written note drops ("Melbourne" merged into "Prefers aisle
+        # seats") would lose it: that source stays as it is, and so does the note if none is left.
+        losing = {i: _dropped_words(written.text, shown[i]) for i in source_ids if i in shown}
+        losing = {i: words for i, words in losing.items() if words}
+        for i, words in losing.items():
+            report.overruled.append(f"merge {shown[i].text!r} into {written.text!r}: the written note "
+                                    f"drops {', '.join(sorted(words))}, so kept as it is")
+        left_out.update(losing)
+        source_ids = [i for i in source_ids if i not in losing]
+        if not source_ids and losing:
+            left_out.update(unrelated)
+            continue
         if not source_ids:  # it matches none of its sources: an invention, or nothing at all
             problems = unsupported_claims(written.text, [shown[i].text for i in unrelated])
             raise PlanRejected(f"invented: {written.text!r}: "
@@ -412,6 +427,11 @@ def apply_plan(notes: list[MemoryNote], report: ConsolidationReport, plan: Conso
         else:
             report.overruled.append(f"{d.action} {note.text!r} / {other.text!r}: different subjects, both kept")
     return notes, report
+
+
+def _dropped_words(text: str, source: MemoryNote) -> set[str]:
+    """What the source says that `text` does not: its topic words beyond how a fact is stated."""
+    return topic_words(source.text) - topic_words(text) - STATING_WORDS
 
 
 def _mentions(text: str, source: MemoryNote) -> bool:

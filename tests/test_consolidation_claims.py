@@ -124,3 +124,16 @@ async def test_merge_notes_falls_back_when_the_model_recombines():
     merged, report = await merge_notes([brisbane], [sydney], ScriptedModel([step]), clock=CLOCK)
     assert "recombines" in report.fallback_reason
     assert "Moved to Brisbane" not in [n.text for n in merged]
+
+
+async def test_a_merge_that_drops_a_sources_fact_keeps_that_source_as_it_is():
+    # What the embedded model did in home_move_over_three_sessions: the new note shares the
+    # keywords "seat" and "flight" with the aisle note, and the merged note drops "Melbourne".
+    aisle = note("Prefers aisle seats", "2026-11-02", keywords=["seat", "flight"])
+    melbourne = note("Prefers Melbourne (seat, flight)", "2026-11-16", keywords=["seat", "flight"])
+    step = {"json": merge_plan([aisle, melbourne], "Prefers aisle seats", ["seat"]).model_dump()}
+    merged, report = await merge_notes([aisle], [melbourne], ScriptedModel([step]), clock=CLOCK)
+    live = [n.text for n in merged if n.status == "active"]
+    assert "Prefers Melbourne (seat, flight)" in live and "Prefers aisle seats" in live
+    assert any("drops melbourn" in o for o in report.overruled), report.overruled
+    assert report.model_used and report.fallback_reason is None
