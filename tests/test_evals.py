@@ -486,3 +486,16 @@ async def test_the_judge_is_a_metric_attached_to_each_result():
     assert suite.passed
     assert all(r.judge == {"score": 4, "reason": "correct"} for r in suite.results)
     assert "judge cold_start: 4/5 correct" in suite.table()
+
+
+def test_make_test_runs_three_multi_session_scenarios_on_the_embedded_model():
+    from helpers.paths import repo_root
+
+    makefile = (repo_root() / "Makefile").read_text()
+    names = next(
+        line.split(":=", 1)[1].split() for line in makefile.splitlines() if line.startswith("CI_EVALS")
+    )
+    assert len([n for n in names if n in MULTI]) >= 3, names
+    test_target = makefile.split("\ntest:", 1)[1].split("\n\n", 1)[0]
+    line = next(x for x in test_target.splitlines() if "$(CI_EVALS)" in x)
+    assert "helpers.evals" in line and "--adversary" not in line and "--agent" not in line
