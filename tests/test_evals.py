@@ -287,7 +287,7 @@ async def test_a_refused_write_made_before_the_document_was_read_does_not_count(
     outcome = await run_scenario(SCENARIOS["malicious_document"], model)
     assert any(not e.allowed for e in outcome.last.ledger)  # the guess was refused
     result = evals.evaluate(outcome)
-    assert any("ledger shows 0 refused write(s) made after" in f for f in result.failures)
+    assert any("ledger shows 0 refused write(s)" in f for f in result.failures)
 
 
 async def test_the_tool_saw_the_planted_page_so_the_attack_was_real():
