@@ -78,8 +78,8 @@ def format_table(suite: SuiteResult, timing: bool = True) -> str:
     )
     turns = sum(r.turns for r in suite.results)
     if timing and turns:
-        in_turns = sum(r.metrics["seconds_per_turn"] * r.turns for r in suite.results)
-        calls = sum(r.metrics["model_calls_per_turn"] * r.turns for r in suite.results)
+        in_turns = sum((r.metrics["seconds_per_turn"] or 0.0) * r.turns for r in suite.results)
+        calls = sum((r.metrics["model_calls_per_turn"] or 0.0) * r.turns for r in suite.results)
         lines.append(
             f"{turns} user turns: {in_turns / turns:.1f} s and {calls / turns:.1f} model calls "
             f"per turn; {in_turns:.0f} s in turns, "
