@@ -222,10 +222,13 @@ def deterministic_merge(global_notes: list[MemoryNote], session_notes: list[Memo
                                                       f"write policy rule {gate.rule}")
             continue
         twin = next((n for n in notes if n.is_live(clock) and is_near_duplicate(n.text, note.text)), None)
+        note.keywords, unsaid = split_keywords(note)
         notes.append(note)
         by_id[note.id] = note
         if twin is None:
-            report.decisions[note.id] = MergeDecision(note.id, "added", "new durable note")
+            why = "new durable note" + (f"; keyword(s) {', '.join(unsaid)} dropped: a place or time "
+                                        "its text does not state" if unsaid else "")
+            report.decisions[note.id] = MergeDecision(note.id, "added", why)
             continue
         # The newest copy stays active; on a tie, the note already there.
         newer, older = (note, twin) if parse_time(note.observed_at) > parse_time(twin.observed_at) else (twin, note)
@@ -235,6 +238,32 @@ def deterministic_merge(global_notes: list[MemoryNote], session_notes: list[Memo
         reason = "same text" if normalize(older.text) == normalize(newer.text) else "near duplicate"
         report.decisions[older.id] = MergeDecision(older.id, "duplicate", reason, newer.id)
     return notes, report
+
+
+# Keywords that say when: a weekday, a month, a relative day, a number.
+_WHEN = re.compile(r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend|tonight|tomorrow|yesterday|"
+                   r"today|january|february|march|april|may|june|july|august|september|october|"
+                   r"november|december|next|this|\d.*", re.I)
+
+
+def _places() -> set[str]:
+    from helpers.catalogue import default_catalogue  # late: the catalogue is only read here
+
+    airports = default_catalogue().airports
+    return {a["city"].casefold() for a in airports} | {a["code"].casefold() for a in airports}
+
+
+def split_keywords(note: MemoryNote) -> tuple[list[str], list[str]]:
+    """(kept, dropped): a keyword naming a place or a time that the note's text does not state
+    is dropped before the note joins long-term memory. Keywords reach every later prompt, so
+    "Vegetarian (vegetarian, hobart)" would carry a one-off trip as a lasting default."""
+    said = {w.casefold() for w in TOKEN.findall(note.text.lower())}
+    places = _places()
+    dropped = [k for k in note.keywords
+               if not set(TOKEN.findall(k.lower())) <= said
+               and (k.casefold() in places
+                    or any(t in places or _WHEN.fullmatch(t) for t in TOKEN.findall(k.lower())))]
+    return [k for k in note.keywords if k not in dropped], dropped
 
 
 def _supersede(older: MemoryNote, newer: MemoryNote) -> None:
@@ -638,5 +667,5 @@ __all__ = [
     "ConsolidationPlan", "ConsolidationReport", "MergeDecision", "Outcome", "PlanDecision", "PlanNote",
     "PlanRejected", "apply_plan", "consolidate", "consolidate_in_background", "consolidator_agent",
     "deterministic_merge", "is_near_duplicate", "merge_notes", "normalize", "notes_for_model",
-    "propose_plan", "related", "render_for_model", "similarity", "unsupported_claims",
+    "propose_plan", "related", "render_for_model", "similarity", "split_keywords", "unsupported_claims",
 ]
