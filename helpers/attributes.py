@@ -90,7 +90,7 @@ _QUALIFIER = re.compile(
 
 # Words that only say how an attribute is stated; left over in the older note, anything else
 # is a fact the newer note does not carry.
-_STATING = {
+STATING_WORDS = {
     stem(w)
     for w in """
 lives living lived moved moving relocated home city town base based resides settled there currently
@@ -154,7 +154,7 @@ def qualifiers(text: str) -> set[str]:
 def unshared_facts(older: MemoryNote, newer: MemoryNote) -> set[str]:
     """Words of the older note that are not in the newer note nor part of stating an attribute."""
     values = {stem(w) for v in attributes_of(older.text).values() for w in re.findall(r"[a-z]+", v)}
-    return topic_words(older.text) - topic_words(newer.text) - _STATING - values
+    return topic_words(older.text) - topic_words(newer.text) - STATING_WORDS - values
 
 
 @dataclass(frozen=True)
@@ -261,6 +261,7 @@ def confirm_attribute_changes(notes: list[MemoryNote], report, *, clock: Clock, 
 
 __all__ = [
     "ATTRIBUTES",
+    "STATING_WORDS",
     "AttributeChange",
     "attributes_of",
     "confirm_attribute_changes",

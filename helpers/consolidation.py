@@ -34,7 +34,7 @@ from agents import Agent, ModelSettings, Runner
 from agents.models.interface import Model
 from pydantic import BaseModel
 
-from helpers.attributes import confirm_attribute_changes
+from helpers.attributes import STATING_WORDS, confirm_attribute_changes
 from helpers.state import Clock, MemoryNote, MemoryState, note_id, parse_time
 from helpers.words import STOPWORDS, TOKEN, content_words, stem, topic_words
 from helpers.write_policy import DEFAULT_WRITE_POLICY, WritePolicy
@@ -222,10 +222,13 @@ def deterministic_merge(global_notes: list[MemoryNote], session_notes: list[Memo
                                                       f"write policy rule {gate.rule}")
             continue
         twin = next((n for n in notes if n.is_live(clock) and is_near_duplicate(n.text, note.text)), None)
+        note.keywords, unsaid = split_keywords(note)
         notes.append(note)
         by_id[note.id] = note
         if twin is None:
-            report.decisions[note.id] = MergeDecision(note.id, "added", "new durable note")
+            why = "new durable note" + (f"; keyword(s) {', '.join(unsaid)} dropped: a place or time "
+                                        "its text does not state" if unsaid else "")
+            report.decisions[note.id] = MergeDecision(note.id, "added", why)
             continue
         # The newest copy stays active; on a tie, the note already there.
         newer, older = (note, twin) if parse_time(note.observed_at) > parse_time(twin.observed_at) else (twin, note)
@@ -235,6 +238,32 @@ def deterministic_merge(global_notes: list[MemoryNote], session_notes: list[Memo
         reason = "same text" if normalize(older.text) == normalize(newer.text) else "near duplicate"
         report.decisions[older.id] = MergeDecision(older.id, "duplicate", reason, newer.id)
     return notes, report
+
+
+# Keywords that say when: a weekday, a month, a relative day, a number.
+_WHEN = re.compile(r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend|tonight|tomorrow|yesterday|"
+                   r"today|january|february|march|april|may|june|july|august|september|october|"
+                   r"november|december|next|this|\d.*", re.I)
+
+
+def _places() -> set[str]:
+    from helpers.catalogue import default_catalogue  # late: the catalogue is only read here
+
+    airports = default_catalogue().airports
+    return {a["city"].casefold() for a in airports} | {a["code"].casefold() for a in airports}
+
+
+def split_keywords(note: MemoryNote) -> tuple[list[str], list[str]]:
+    """(kept, dropped): a keyword naming a place or a time that the note's text does not state
+    is dropped before the note joins long-term memory. Keywords reach every later prompt, so
+    "Vegetarian (vegetarian, hobart)" would carry a one-off trip as a lasting default."""
+    said = {w.casefold() for w in TOKEN.findall(note.text.lower())}
+    places = _places()
+    dropped = [k for k in note.keywords
+               if not set(TOKEN.findall(k.lower())) <= said
+               and (k.casefold() in places
+                    or any(t in places or _WHEN.fullmatch(t) for t in TOKEN.findall(k.lower())))]
+    return [k for k in note.keywords if k not in dropped], dropped
 
 
 def _supersede(older: MemoryNote, newer: MemoryNote) -> None:
@@ -368,6 +397,21 @@ def apply_plan(notes: list[MemoryNote], report: ConsolidationReport, plan: Conso
         # A source the written note says nothing about would vanish into it: it stays as it is.
         unrelated = [i for i in written.source_ids if i in shown and not _mentions(written.text, shown[i])]
         source_ids = [i for i in written.source_ids if i not in unrelated]
+        if source_ids:  # checked against every source it names first: a recombination is refused
+            _checked_note(written, [by_id[i] for i in source_ids if i in shown], source_ids,
+                          _policy(write_policy))
+        # A source with a fact the written note drops ("Melbourne" merged into "Prefers aisle
+        # seats") would lose it: that source stays as it is, and so does the note if none is left.
+        losing = {i: _dropped_words(written.text, shown[i]) for i in source_ids if i in shown}
+        losing = {i: words for i, words in losing.items() if words}
+        for i, words in losing.items():
+            report.overruled.append(f"merge {shown[i].text!r} into {written.text!r}: the written note "
+                                    f"drops {', '.join(sorted(words))}, so kept as it is")
+        left_out.update(losing)
+        source_ids = [i for i in source_ids if i not in losing]
+        if not source_ids and losing:
+            left_out.update(unrelated)
+            continue
         if not source_ids:  # it matches none of its sources: an invention, or nothing at all
             problems = unsupported_claims(written.text, [shown[i].text for i in unrelated])
             raise PlanRejected(f"invented: {written.text!r}: "
@@ -412,6 +456,11 @@ def apply_plan(notes: list[MemoryNote], report: ConsolidationReport, plan: Conso
         else:
             report.overruled.append(f"{d.action} {note.text!r} / {other.text!r}: different subjects, both kept")
     return notes, report
+
+
+def _dropped_words(text: str, source: MemoryNote) -> set[str]:
+    """What the source says that `text` does not: its topic words beyond how a fact is stated."""
+    return topic_words(source.text) - topic_words(text) - STATING_WORDS
 
 
 def _mentions(text: str, source: MemoryNote) -> bool:
@@ -618,5 +667,5 @@ __all__ = [
     "ConsolidationPlan", "ConsolidationReport", "MergeDecision", "Outcome", "PlanDecision", "PlanNote",
     "PlanRejected", "apply_plan", "consolidate", "consolidate_in_background", "consolidator_agent",
     "deterministic_merge", "is_near_duplicate", "merge_notes", "normalize", "notes_for_model",
-    "propose_plan", "related", "render_for_model", "similarity", "unsupported_claims",
+    "propose_plan", "related", "render_for_model", "similarity", "split_keywords", "unsupported_claims",
 ]

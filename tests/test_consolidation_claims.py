@@ -124,3 +124,29 @@ async def test_merge_notes_falls_back_when_the_model_recombines():
     merged, report = await merge_notes([brisbane], [sydney], ScriptedModel([step]), clock=CLOCK)
     assert "recombines" in report.fallback_reason
     assert "Moved to Brisbane" not in [n.text for n in merged]
+
+
+async def test_a_merge_that_drops_a_sources_fact_keeps_that_source_as_it_is():
+    # What the embedded model did in home_move_over_three_sessions: the new note shares the
+    # keywords "seat" and "flight" with the aisle note, and the merged note drops "Melbourne".
+    aisle = note("Prefers aisle seats", "2026-11-02", keywords=["seat", "flight"])
+    melbourne = note("Prefers Melbourne (seat, flight)", "2026-11-16", keywords=["seat", "flight"])
+    step = {"json": merge_plan([aisle, melbourne], "Prefers aisle seats", ["seat"]).model_dump()}
+    merged, report = await merge_notes([aisle], [melbourne], ScriptedModel([step]), clock=CLOCK)
+    live = [n.text for n in merged if n.status == "active"]
+    assert "Prefers Melbourne (seat, flight)" in live and "Prefers aisle seats" in live
+    assert any("drops melbourn" in o for o in report.overruled), report.overruled
+    assert report.model_used and report.fallback_reason is None
+
+
+async def test_a_keyword_naming_a_place_or_time_the_text_does_not_state_stays_out_of_memory():
+    # What the embedded model did in cold_start: "Vegetarian" saved with the keyword "hobart"
+    # from "I'm vegetarian. Can you help me plan a weekend in Hobart?". Keywords reach every
+    # later prompt, so the one-off trip would ride along with the lasting diet.
+    diet = note("Vegetarian", "2026-11-30", keywords=["vegetarian", "hobart", "next friday"])
+    home = note("Lives in Hobart", "2026-11-30", keywords=["home", "hobart"])
+    merged, report = await merge_notes([], [diet, home], None, clock=CLOCK)
+    by_text = {n.text: n for n in merged}
+    assert by_text["Vegetarian"].keywords == ["vegetarian"]
+    assert by_text["Lives in Hobart"].keywords == ["home", "hobart"]  # its text says it
+    assert "hobart, next friday dropped" in report.decisions[diet.id].reason

@@ -76,6 +76,15 @@ def format_table(suite: SuiteResult, timing: bool = True) -> str:
         f"{passed}/{len(suite.results)} scenarios passed on {suite.model_label}{off}; "
         f"capture recall {_pct(suite.capture_recall)}"
     )
+    turns = sum(r.turns for r in suite.results)
+    if timing and turns:
+        in_turns = sum((r.metrics["seconds_per_turn"] or 0.0) * r.turns for r in suite.results)
+        calls = sum((r.metrics["model_calls_per_turn"] or 0.0) * r.turns for r in suite.results)
+        lines.append(
+            f"{turns} user turns: {in_turns / turns:.1f} s and {calls / turns:.1f} model calls "
+            f"per turn; {in_turns:.0f} s in turns, "
+            f"{sum(r.seconds for r in suite.results) - in_turns:.0f} s in consolidation and setup"
+        )
     sources = sorted({s for r in suite.results for s in r.token_source.split(", ")})
     lines.append(
         f"must/should: checks met (must counts the invariants as one); "
