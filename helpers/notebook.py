@@ -13,6 +13,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -334,10 +335,13 @@ def lab(dest: Path, jupyter_args: list[str]) -> int:
                *jupyter_args]
     try:
         jupyter = subprocess.Popen(command, env=env)
+        # Asked to stop (kill, a closed terminal): JupyterLab stops first, then the model server.
+        for stop in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(stop, lambda *_: jupyter.terminate())
         while True:
             try:
                 return jupyter.wait()
-            except KeyboardInterrupt:  # JupyterLab asks, then stops on its own
+            except KeyboardInterrupt:  # Ctrl-C reaches JupyterLab too: it asks, then stops on its own
                 continue
     finally:
         if server is not None:
