@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -87,7 +88,7 @@ def run(client, code: str, timeout: float) -> str:
 
 def open_kernel(notebook: Path, env: dict[str, str], cwd: Path, timeout: float):
     manager = KernelManager(kernel_name="python3")
-    manager.start_kernel(env=env, cwd=str(cwd))
+    manager.start_kernel(env=env, cwd=str(cwd), stderr=subprocess.DEVNULL)  # no TCP warning per kernel
     client = manager.client()
     client.start_channels()
     client.wait_for_ready(timeout=120)
@@ -125,7 +126,8 @@ def main() -> int:
         try:
             server_mem = memory_kib(server.process.pid)
             print(f"\nshared model server {server.url}: ready in {server.seconds:.1f} s, "
-                  f"RSS {gib(server_mem['Rss'])} GiB, PSS {gib(server_mem['Pss'])} GiB")
+                  f"RSS {gib(server_mem['Rss'])} GiB, PSS {gib(server_mem['Pss'])} GiB "
+                  f"(anon {gib(server_mem['Pss_Anon'])}, file {gib(server_mem['Pss_File'])})")
             env = {**base, "AGENT_MEMORY_LLM_URL": server.url}
             print("\nkernels opened one after another (GiB; totals = server + every kernel so far):")
             print(f"{'notebook':28} {'cell+call s':>11} {'kernel RSS':>10} {'kernel PSS':>10} "
@@ -143,7 +145,9 @@ def main() -> int:
             server_mem = memory_kib(server.process.pid)
             kernel_mems = [memory_kib(kernel_pid(m)) for m, _ in kernels]
             shared_pss = server_mem["Pss"] + sum(m["Pss"] for m in kernel_mems)
-            print(f"\nshared: server PSS {gib(server_mem['Pss'])} GiB + {len(kernels)} kernels PSS "
+            print(f"\nafter one call in every kernel, the server holds RSS {gib(server_mem['Rss'])} GiB "
+                  f"(anon {gib(server_mem['Pss_Anon'])}, file {gib(server_mem['Pss_File'])})")
+            print(f"shared: server PSS {gib(server_mem['Pss'])} GiB + {len(kernels)} kernels PSS "
                   f"{gib(sum(m['Pss'] for m in kernel_mems))} GiB "
                   f"(mean {gib(sum(m['Pss'] for m in kernel_mems) / len(kernels))} each) "
                   f"= {gib(shared_pss)} GiB; MemAvailable fell by {gib(before - available_kib())} GiB")
@@ -165,11 +169,17 @@ def main() -> int:
                     print(f"{notebook.name:28} {seconds:11.1f} s  RSS {gib(mine['Rss'])}  PSS {gib(mine['Pss'])}"
                           f"  (anon {gib(mine['Pss_Anon'])}, file {gib(mine['Pss_File'])})", flush=True)
                 mems = [memory_kib(kernel_pid(m)) for m, _ in kernels]
-                mean = sum(m["Pss"] for m in mems) / len(mems)
-                print(f"old way: mean PSS {gib(mean)} GiB per kernel; MemAvailable fell by "
-                      f"{gib(before - available_kib())} GiB for {len(mems)}; "
-                      f"x {len(notebooks)} notebooks = {gib(mean * len(notebooks))} GiB "
-                      f"(vs {gib(shared_pss)} GiB shared)")
+                # Each kernel's own memory (anonymous: KV cache, compute buffers, Python) is its
+                # alone; the weights are mapped from the GGUF file, and the page cache keeps one copy
+                # of them however many kernels map it. So N kernels hold N x anon + the file once.
+                anon = sum(m["Pss_Anon"] for m in mems) / len(mems)
+                file_once = sum(m["Pss_File"] for m in mems)
+                n = len(notebooks)
+                print(f"old way: mean RSS {gib(sum(m['Rss'] for m in mems) / len(mems))} GiB per kernel, of "
+                      f"which {gib(anon)} GiB its own; for {n} notebooks: {n} x {gib(anon).strip()} + "
+                      f"{gib(file_once).strip()} (mapped weights, once) = {gib(n * anon + file_once)} GiB "
+                      f"(vs {gib(shared_pss)} GiB shared); MemAvailable fell by "
+                      f"{gib(before - available_kib())} GiB for {len(mems)}")
             finally:
                 for manager, client in kernels:
                     client.stop_channels()
