@@ -110,7 +110,8 @@ def main() -> int:
     if args.shared:
         from helpers.notebook import start_model_server
 
-        server = start_model_server()
+        with maybe_locked(args.lock):  # loading the model is model work too
+            server = start_model_server()
         env["AGENT_MEMORY_LLM_URL"] = server.url
     backend = (f"shared model server {server.url} (loaded in {server.seconds:.0f} s)" if server
                else "embedded model loaded in each kernel (as nbval)")
