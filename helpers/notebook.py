@@ -307,10 +307,12 @@ def _model_server(slots: int) -> None:
     llm.serve(slots)
 
 
-def lab(dest: Path, jupyter_args: list[str]) -> int:
+def lab(dest: Path, jupyter_args: list[str], *, jupyter: list[str] | None = None,
+        server_command: list[str] | None = None) -> int:
     """`make lab`: the working copy, a shared model server when one is needed, then JupyterLab.
 
     JupyterLab's own output ends with the URL and its token; the model server stops with it.
+    `jupyter` and `server_command` replace the two command lines (tests).
     """
     working_copy(dest)
     env = dict(os.environ)
@@ -321,7 +323,7 @@ def lab(dest: Path, jupyter_args: list[str]) -> int:
     else:
         print("Loading the model once, in a shared model server for every notebook...", flush=True)
         try:
-            server = start_model_server()
+            server = start_model_server(command=server_command)
         except RuntimeError as error:
             print(f"No shared model server ({error}); each notebook will load its own copy of the model.")
         else:
@@ -330,17 +332,17 @@ def lab(dest: Path, jupyter_args: list[str]) -> int:
                   f"(stops with JupyterLab; log: {server.log}).")
     print("Starting JupyterLab; open the URL with the token below (Ctrl-C twice to stop).", flush=True)
     first = [str(p) for p in sorted(dest.glob("*.ipynb"))[:1]]  # 00_setup.ipynb opens first
-    command = [sys.executable, "-m", "jupyter", "lab", *first,
+    command = [*(jupyter or [sys.executable, "-m", "jupyter", "lab"]), *first,
                f"--ServerApp.root_dir={dest}", "--log-level=WARN", "--LabApp.log_level=WARN",
                *jupyter_args]
     try:
-        jupyter = subprocess.Popen(command, env=env)
+        running = subprocess.Popen(command, env=env)
         # Asked to stop (kill, a closed terminal): JupyterLab stops first, then the model server.
         for stop in (signal.SIGTERM, signal.SIGHUP):
-            signal.signal(stop, lambda *_: jupyter.terminate())
+            signal.signal(stop, lambda *_: running.terminate())
         while True:
             try:
-                return jupyter.wait()
+                return running.wait()
             except KeyboardInterrupt:  # Ctrl-C reaches JupyterLab too: it asks, then stops on its own
                 continue
     finally:

@@ -142,3 +142,40 @@ def test_banner_names_the_shared_server_or_says_it_does_not_answer(monkeypatch):
     assert shown.startswith(f"Backend: embedded (qwen2.5-coder-1.5b-instruct-q4_k_m.gguf) on the shared "
                             f"model server at {url}.")
     assert "does NOT answer" in banner(backend)  # the server is gone
+
+
+def test_lab_points_jupyter_at_the_shared_server_and_stops_it_after(tmp_path, monkeypatch, capsys):
+    import signal
+    import sys
+
+    from helpers.notebook import lab
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("AGENT_MEMORY_LLM_URL", raising=False)
+    monkeypatch.setenv("AGENT_MEMORY_CACHE", str(tmp_path / "cache"))  # the server's log goes there
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}
+    seen = tmp_path / "jupyter-saw.txt"
+    fake_jupyter = [sys.executable, "-c", "import os, sys; open(sys.argv[1], 'w').write("
+                    "os.environ.get('AGENT_MEMORY_LLM_URL', '') + ' ' + ' '.join(sys.argv[2:]))", str(seen)]
+    (tmp_path / "course").mkdir()
+    try:
+        code = lab(tmp_path / "course", ["--allow-root"], jupyter=fake_jupyter,
+                   server_command=[sys.executable, "-c", FAKE_SERVER])
+    finally:
+        for stop, handler in handlers.items():
+            signal.signal(stop, handler)
+    assert code == 0
+    assert seen.read_text().startswith("http://127.0.0.1:9 ")  # every kernel inherits the URL
+    assert "course/00_setup.ipynb --ServerApp.root_dir=" in seen.read_text()
+    assert seen.read_text().endswith("--allow-root")
+    shown = capsys.readouterr().out
+    assert "Model server ready at http://127.0.0.1:9" in shown and shown.rstrip().endswith("Model server stopped.")
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # no local model at all
+    try:
+        lab(tmp_path / "course", [], jupyter=fake_jupyter, server_command=["false"])
+    finally:
+        for stop, handler in handlers.items():
+            signal.signal(stop, handler)
+    assert seen.read_text().startswith(" ")  # no URL: the kernels call OpenAI
+    assert "OPENAI_API_KEY is set" in capsys.readouterr().out
