@@ -28,12 +28,12 @@ setup: $(STAMP)
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 # The lab opens a git-ignored working copy (notebooks-local/), so Run All and autosave never touch
 # the committed course in notebooks/. Existing copies are kept: delete one to start it afresh.
+# Without OPENAI_API_KEY (and AGENT_MEMORY_LLM_URL), it first loads the model once in a background
+# server on a free loopback port and points every kernel at it (AGENT_MEMORY_LLM_URL), so the model
+# is in memory once however many notebooks are open; the server stops with JupyterLab.
 LAB_DIR := notebooks-local
 lab: setup
-	@$(BIN)/python -m helpers.notebook $(LAB_DIR)
-	@echo "Starting JupyterLab; open the URL with the token below (Ctrl-C twice to stop)."
-	@$(BIN)/jupyter lab $(LAB_DIR)/00_setup.ipynb --ServerApp.root_dir=$(LAB_DIR) $(ROOT_FLAG) \
-	  --log-level=WARN --LabApp.log_level=WARN
+	@$(BIN)/python -m helpers.notebook lab $(LAB_DIR) $(ROOT_FLAG)
 
 # Fast tests run on both cores; everything that loads the real model runs one at a time,
 # because two llama.cpp processes on two cores slow each other down far more than twofold.

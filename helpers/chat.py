@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import html
+import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import ipywidgets as widgets
-from agents import Agent
+from agents import Agent, FunctionTool
 from agents.exceptions import AgentsException
 from agents.memory import Session
 from agents.models.interface import Model
@@ -49,10 +50,12 @@ class ChatTurn:
 
 def prompt_tokens(agent: Agent[MemoryState], state: MemoryState, message: str,
                   counter: TokenCounter = count_tokens) -> int | None:
-    """The size of the first model call's prompt (system prompt + message), before it is sent.
+    """The size of the first model call's prompt (tool definitions + system prompt + message), before
+    it is sent.
 
-    The conversation history a session adds and the tool definitions come on top; None when the
-    agent's instructions are not the course's MemoryInstructions, or the prompt is over budget.
+    The conversation history a session adds comes on top, and the model's chat template adds a few
+    tokens of its own; None when the agent's instructions are not the course's MemoryInstructions,
+    or the prompt is over budget.
     """
     instructions = agent.instructions
     if not isinstance(instructions, MemoryInstructions):
@@ -62,7 +65,9 @@ def prompt_tokens(agent: Agent[MemoryState], state: MemoryState, message: str,
                                  budget=instructions.budget, counter=instructions.counter)
     except BudgetExceeded:
         return None  # the run itself will raise and say why
-    return counter(rendered.text + "\n" + message)
+    tools = [{"name": t.name, "description": t.description, "parameters": t.params_json_schema}
+             for t in agent.tools if isinstance(t, FunctionTool)]
+    return counter((json.dumps(tools) + "\n" if tools else "") + rendered.text + "\n" + message)
 
 
 async def chat_turn(agent: Agent[MemoryState], state: MemoryState, message: str, *,

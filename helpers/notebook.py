@@ -3,14 +3,22 @@
 `setup()` is the set-up cell: pinned date, backend banner, the shared model. `Progress`
 shows a bar and the elapsed time while a model cell works, so a reader never stares at
 `[*]`. `copy_course()` makes the reader's working copy that `make lab` opens, so running
-the notebooks never rewrites the committed course.
+the notebooks never rewrites the committed course. `python -m helpers.notebook lab` is
+`make lab`: the working copy, one shared model server for every kernel, then JupyterLab.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import re
 import shutil
+import signal
+import subprocess
 import sys
+import threading
 import time
+import urllib.request
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -46,8 +54,24 @@ def setup(now: str = COURSE_NOW, *, load_model: bool = True) -> NotebookEnv:
     backend = active_backend()
     model = get_model() if load_model else None
     print(f"Today is pinned to {now[:10]}.")
-    print(f"Backend: {backend.kind} ({backend.model_name}). {backend.reason}")
+    print(banner(backend))
     return NotebookEnv(now=now, clock=fixed_clock(now), backend=backend, model=model)
+
+
+def banner(backend: Backend) -> str:
+    """One line: which backend this kernel uses, and why. With a shared model server, say so."""
+    url = os.environ.get("AGENT_MEMORY_LLM_URL")
+    if backend.kind != "embedded" or not url:
+        return f"Backend: {backend.kind} ({backend.model_name}). {backend.reason}"
+    try:
+        with urllib.request.urlopen(url.rstrip("/") + "/v1/models", timeout=5) as response:
+            name = Path(json.loads(response.read())["models"][0]["model"]).name
+    except (OSError, ValueError, LookupError) as error:
+        return (f"Backend: embedded, shared model server at {url}, which does NOT answer ({error}). "
+                "Restart `make lab`, or unset AGENT_MEMORY_LLM_URL to load the model in this kernel.")
+    return (f"Backend: embedded ({name}) on the shared model server at {url}. No OPENAI_API_KEY; "
+            "every notebook's kernel sends its calls to this one model process, so the model is in "
+            "memory once however many notebooks are open.")
 
 
 # --------------------------------------------------------------------------- progress for model cells
@@ -188,15 +212,158 @@ def copy_course(dest: str | Path | None = None, source: str | Path | None = None
     return copied
 
 
-def main(argv: list[str] | None = None) -> int:
-    """`python -m helpers.notebook [DEST]`: make or top up the working copy, say what happened."""
-    args = sys.argv[1:] if argv is None else argv
-    dest = Path(args[0]) if args else repo_root() / WORKING_COPY
+def working_copy(dest: Path) -> None:
+    """Make or top up the working copy, and say in one line what happened."""
     copied = copy_course(dest)
     kept = sum(1 for _ in dest.rglob("*.ipynb")) - len(copied)
     where = dest.relative_to(Path.cwd()) if dest.is_relative_to(Path.cwd()) else dest
     print(f"Working copy {where}/: {len(copied)} notebook(s) copied, {kept} of yours kept as they are "
           f"(delete a file, or the folder, and run `make lab` again to start it afresh).")
+
+
+# --------------------------------------------------------------------------- one model for every notebook
+
+SERVER_SLOTS = 4  # conversations the shared server keeps a prompt cache for at once
+_READY = re.compile(r"AGENT_MEMORY_LLM_URL=(\S+)")
+
+
+@dataclass
+class ModelServer:
+    """`python -m helpers.llm serve` in the background, for as long as the lab runs.
+
+    It runs in its own session, so the Ctrl-C that asks JupyterLab to stop does not kill it
+    while kernels may still use it; it stops when `stop()` closes its stdin, or when the
+    process that started it dies (its stdin closes then too).
+    """
+
+    process: subprocess.Popen[bytes]
+    url: str
+    seconds: float
+    log: Path
+
+    def stop(self, timeout: float = 20) -> None:
+        if self.process.poll() is not None:
+            return
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        try:
+            self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def why_no_shared_server(environ: dict[str, str] | os._Environ[str] | None = None) -> str | None:
+    """None when `make lab` should start a model server; else the reason it does not."""
+    environ = os.environ if environ is None else environ
+    if environ.get("OPENAI_API_KEY"):
+        return "OPENAI_API_KEY is set: the notebooks call OpenAI, no local model is loaded."
+    if environ.get("AGENT_MEMORY_LLM_URL"):
+        return f"AGENT_MEMORY_LLM_URL is set: every kernel uses the model server at {environ['AGENT_MEMORY_LLM_URL']}."
+    return None
+
+
+def start_model_server(slots: int = SERVER_SLOTS, *, timeout: float = 600, log: Path | None = None,
+                       command: list[str] | None = None) -> ModelServer:
+    """Load the model once in a background process on a free loopback port; return when it answers.
+
+    `command` replaces the server's command line (tests): it must print AGENT_MEMORY_LLM_URL=<url>.
+    """
+    from helpers.paths import cache_dir
+
+    log = log or cache_dir() / "model-server.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    with open(log, "wb") as out:  # the child keeps its own handle
+        process = subprocess.Popen(
+            command or [sys.executable, "-m", "helpers.notebook", "model-server", str(slots)],
+            stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT, cwd=repo_root(),
+            start_new_session=True)
+    server = ModelServer(process, "", 0.0, log)
+    try:
+        while not (found := _READY.search(log.read_text(errors="replace"))):
+            if process.poll() is not None:
+                tail = log.read_text(errors="replace")[-2000:]
+                raise RuntimeError(f"the model server exited (code {process.returncode}): {tail}")
+            if time.perf_counter() - started > timeout:
+                raise RuntimeError(f"the model server did not start within {timeout:.0f} s (see {log})")
+            time.sleep(0.2)
+    except BaseException:
+        server.stop(timeout=5)
+        raise
+    server.url, server.seconds = found.group(1), time.perf_counter() - started
+    return server
+
+
+def _model_server(slots: int) -> None:
+    """The background process: `helpers.llm.serve`, until stdin closes (the launcher stopped or died)."""
+    from helpers import llm
+
+    def leave_with_the_launcher() -> None:
+        sys.stdin.buffer.read()
+        os._exit(0)
+
+    threading.Thread(target=leave_with_the_launcher, daemon=True).start()
+    llm.serve(slots)
+
+
+def lab(dest: Path, jupyter_args: list[str], *, jupyter: list[str] | None = None,
+        server_command: list[str] | None = None) -> int:
+    """`make lab`: the working copy, a shared model server when one is needed, then JupyterLab.
+
+    JupyterLab's own output ends with the URL and its token; the model server stops with it.
+    `jupyter` and `server_command` replace the two command lines (tests).
+    """
+    working_copy(dest)
+    env = dict(os.environ)
+    server = None
+    reason = why_no_shared_server(env)
+    if reason:
+        print(reason)
+    else:
+        print("Loading the model once, in a shared model server for every notebook...", flush=True)
+        try:
+            server = start_model_server(command=server_command)
+        except RuntimeError as error:
+            print(f"No shared model server ({error}); each notebook will load its own copy of the model.")
+        else:
+            env["AGENT_MEMORY_LLM_URL"] = server.url
+            print(f"Model server ready at {server.url} in {server.seconds:.0f} s "
+                  f"(stops with JupyterLab; log: {server.log}).")
+    print("Starting JupyterLab; open the URL with the token below (Ctrl-C twice to stop).", flush=True)
+    first = [str(p) for p in sorted(dest.glob("*.ipynb"))[:1]]  # 00_setup.ipynb opens first
+    command = [*(jupyter or [sys.executable, "-m", "jupyter", "lab"]), *first,
+               f"--ServerApp.root_dir={dest}", "--log-level=WARN", "--LabApp.log_level=WARN",
+               *jupyter_args]
+    try:
+        running = subprocess.Popen(command, env=env)
+        # Asked to stop (kill, a closed terminal): JupyterLab stops first, then the model server.
+        for stop in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(stop, lambda *_: running.terminate())
+        while True:
+            try:
+                return running.wait()
+            except KeyboardInterrupt:  # Ctrl-C reaches JupyterLab too: it asks, then stops on its own
+                continue
+    finally:
+        if server is not None:
+            server.stop()
+            print("Model server stopped.")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m helpers.notebook [DEST]`: make or top up the working copy.
+
+    `python -m helpers.notebook lab DEST [JUPYTER ARGS]`: `make lab` (copy, model server, JupyterLab).
+    `python -m helpers.notebook model-server [SLOTS]`: the shared server (started by `lab`).
+    """
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["lab"]:
+        return lab(Path(args[1]) if len(args) > 1 else repo_root() / WORKING_COPY, args[2:])
+    if args[:1] == ["model-server"]:
+        _model_server(int(args[1]) if len(args) > 1 else SERVER_SLOTS)
+        return 0
+    working_copy(Path(args[0]) if args else repo_root() / WORKING_COPY)
     return 0
 
 

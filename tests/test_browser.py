@@ -1,14 +1,15 @@
 """The course in a real browser: JupyterLab in headless Chromium runs notebook 00 top to bottom,
 notebook 04, whose prompt inspector must render and follow a selection, and a reader's chat with the
-concierge in the chat widget (type, send, see progress, the answer and the exact prompt).
+concierge in the chat widget (type, send, see progress, the answer and the exact prompt), with the
+kernel on a shared model server as `make lab` runs it.
 
 Slow (the notebooks run the real model, about 1-3 minutes each) and needs Debian's chromium at
 /usr/bin/chromium plus pip's playwright (never `playwright install`); .ci/run installs chromium.
 Locally, run it under the model lock:
 
-    flock /tmp/llm.lock .venv/bin/python -m pytest -m browser tests/test_browser.py
+    flock /tmp/embedded-model.lock .venv/bin/python -m pytest -m browser tests/test_browser.py
 
-Set INSPECTOR_SCREENSHOT=/some/file.png to keep the screenshot.
+Set INSPECTOR_SCREENSHOT=/some/file.png or CHAT_SCREENSHOT=... to keep the screenshots.
 """
 
 import json
@@ -24,6 +25,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from helpers.notebook import start_model_server
 from helpers.paths import repo_root
 from tests.conftest import CHROMIUM
 
@@ -85,6 +87,11 @@ def lab(tmp_path, request):
     news.write_text(json.dumps({"fetchNews": "false"}))  # no network, no toast over the screenshot
     port, token = free_port(), os.urandom(12).hex()
     env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "config"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt")}
+    model_server = None
+    if name == CHAT_NOTEBOOK and not os.environ.get("OPENAI_API_KEY"):
+        # As `make lab` runs it: one model server, which every kernel reaches through AGENT_MEMORY_LLM_URL.
+        model_server = start_model_server(log=tmp_path / "model-server.log")
+        env["AGENT_MEMORY_LLM_URL"] = model_server.url
     server = subprocess.Popen(
         [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ServerApp.ip=127.0.0.1",
          f"--ServerApp.port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
@@ -112,6 +119,8 @@ def lab(tmp_path, request):
                 server.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 os.killpg(server.pid, signal.SIGKILL)
+        if model_server is not None:
+            model_server.stop()
 
 
 KERNEL_STATUS = "() => window.jupyterapp.shell.currentWidget?.sessionContext?.session?.kernel?.status"
@@ -191,6 +200,8 @@ def test_chat_widget_answers_a_typed_message_and_shows_the_exact_prompt(lab, tmp
             viewport={"width": 1400, "height": 1100})
         try:
             page = run_all(browser, lab)
+            if not os.environ.get("OPENAI_API_KEY"):  # the kernel uses the shared server, and says so
+                assert page.locator(".jp-OutputArea-output", has_text="on the shared model server").count() == 1
             chat = page.locator(".jupyter-widgets.chat-widget")
             assert "No messages yet" in chat.locator(".chat-transcript").inner_text()
             chat.locator(".chat-input textarea").fill(message)

@@ -43,6 +43,9 @@ async def test_prompt_tokens_counts_the_rendered_prompt_and_the_message():
     agent = make_concierge(model=ScriptedModel([]))
     short = prompt_tokens(agent, state, "hi", counter=len)
     assert prompt_tokens(agent, state, "hi" * 50, counter=len) == short + 98
+    # The tool definitions are part of the prompt too (with the concierge's tools, most of it).
+    bare = make_concierge(model=ScriptedModel([]), tools=[])
+    assert prompt_tokens(bare, state, "hi", counter=len) < short - 1000
 
 
 async def test_widget_send_shows_the_answer_the_notes_and_selects_the_new_prompt():

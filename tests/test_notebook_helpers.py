@@ -65,3 +65,117 @@ def test_estimates_come_from_this_process_measured_speed_and_never_load_the_mode
     monkeypatch.setattr(llm, "_embedded", SimpleNamespace(history=[record]))
     assert measured_speed() == (50.0, 20.0)
     assert estimate_seconds(500, calls=2, output_tokens=60) == 2 * 500 / 50 + 60 / 20
+
+
+# --------------------------------------------------------------------------- `make lab`'s shared model server
+
+FAKE_SERVER = """\
+import sys, time
+print("model server ready (1 slots): export AGENT_MEMORY_LLM_URL=http://127.0.0.1:9", flush=True)
+sys.stdin.read()  # like the real one: leaves when the launcher closes its stdin
+"""
+
+
+def test_the_lab_starts_a_shared_server_only_without_a_key_or_a_server_already_running():
+    from helpers.notebook import why_no_shared_server
+
+    assert why_no_shared_server({}) is None
+    assert "OPENAI_API_KEY" in why_no_shared_server({"OPENAI_API_KEY": "sk-x"})
+    assert "http://127.0.0.1:5" in why_no_shared_server({"AGENT_MEMORY_LLM_URL": "http://127.0.0.1:5"})
+
+
+def test_model_server_is_ready_when_it_prints_its_url_and_stops_when_asked(tmp_path):
+    import sys
+
+    from helpers.notebook import start_model_server
+
+    server = start_model_server(command=[sys.executable, "-c", FAKE_SERVER], log=tmp_path / "server.log",
+                                timeout=30)
+    assert server.url == "http://127.0.0.1:9" and server.process.poll() is None
+    server.stop(timeout=10)
+    assert server.process.returncode == 0
+
+
+def test_a_model_server_that_dies_before_it_is_ready_is_reported_with_its_log(tmp_path):
+    import sys
+
+    import pytest
+
+    from helpers.notebook import start_model_server
+
+    with pytest.raises(RuntimeError, match="exited .*no model here"):
+        start_model_server(command=[sys.executable, "-c", "print('no model here'); raise SystemExit(3)"],
+                           log=tmp_path / "server.log", timeout=30)
+
+
+def test_banner_names_the_shared_server_or_says_it_does_not_answer(monkeypatch):
+    import http.server
+    import json
+    import threading
+
+    from helpers.llm import Backend
+    from helpers.notebook import banner
+
+    class Models(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = json.dumps({"models": [{"model": "/cache/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"}]})
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(body.encode())
+
+        def log_message(self, *args):
+            pass
+
+    backend = Backend("embedded", "qwen2.5-coder-1.5b", "in-process")
+    monkeypatch.delenv("AGENT_MEMORY_LLM_URL", raising=False)
+    assert banner(backend) == "Backend: embedded (qwen2.5-coder-1.5b). in-process"
+
+    httpd = http.server.HTTPServer(("127.0.0.1", 0), Models)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{httpd.server_address[1]}"
+    monkeypatch.setenv("AGENT_MEMORY_LLM_URL", url)
+    try:
+        shown = banner(backend)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert shown.startswith(f"Backend: embedded (qwen2.5-coder-1.5b-instruct-q4_k_m.gguf) on the shared "
+                            f"model server at {url}.")
+    assert "does NOT answer" in banner(backend)  # the server is gone
+
+
+def test_lab_points_jupyter_at_the_shared_server_and_stops_it_after(tmp_path, monkeypatch, capsys):
+    import signal
+    import sys
+
+    from helpers.notebook import lab
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("AGENT_MEMORY_LLM_URL", raising=False)
+    monkeypatch.setenv("AGENT_MEMORY_CACHE", str(tmp_path / "cache"))  # the server's log goes there
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}
+    seen = tmp_path / "jupyter-saw.txt"
+    fake_jupyter = [sys.executable, "-c", "import os, sys; open(sys.argv[1], 'w').write("
+                    "os.environ.get('AGENT_MEMORY_LLM_URL', '') + ' ' + ' '.join(sys.argv[2:]))", str(seen)]
+    (tmp_path / "course").mkdir()
+    try:
+        code = lab(tmp_path / "course", ["--allow-root"], jupyter=fake_jupyter,
+                   server_command=[sys.executable, "-c", FAKE_SERVER])
+    finally:
+        for stop, handler in handlers.items():
+            signal.signal(stop, handler)
+    assert code == 0
+    assert seen.read_text().startswith("http://127.0.0.1:9 ")  # every kernel inherits the URL
+    assert "course/00_setup.ipynb --ServerApp.root_dir=" in seen.read_text()
+    assert seen.read_text().endswith("--allow-root")
+    shown = capsys.readouterr().out
+    assert "Model server ready at http://127.0.0.1:9" in shown and shown.rstrip().endswith("Model server stopped.")
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # no local model at all
+    try:
+        lab(tmp_path / "course", [], jupyter=fake_jupyter, server_command=["false"])
+    finally:
+        for stop, handler in handlers.items():
+            signal.signal(stop, handler)
+    assert seen.read_text().startswith(" ")  # no URL: the kernels call OpenAI
+    assert "OPENAI_API_KEY is set" in capsys.readouterr().out
