@@ -5,13 +5,15 @@
 
 For each model (1.5B, and 0.5B when its packages are installed):
 - load time, prompt and generation speed;
-- the same short session (single-fact turns, one tool call each) with llama.cpp's prompt cache off,
-  then on: median turn seconds, and the share of each call's prompt tokens served from the cache;
+- a short session in catalogue cities (each turn a search filled from memory, or a save: one tool
+  call) with llama.cpp's prompt cache on, and its first CACHE_OFF_TURNS turns with the cache off
+  (each of those calls computes the whole prompt): median turn seconds, and the share of each
+  call's prompt tokens served from the cache;
 - capture recall over data/capture_recall.json (multi-fact travel messages, each run as the first
   turn of a fresh session on the example user): stated durable facts that became a note, one-offs
   saved as lasting, answers that refuse or echo the user's message;
-- reproducibility (first model): the first messages again in two fresh processes, with the cache
-  off, and in another order.
+- reproducibility (first model): the first capture message again in two fresh processes, with
+  the cache off, and after other prompts.
 """
 
 from __future__ import annotations
@@ -199,9 +201,13 @@ def table(rows: dict[str, dict[str, Any]]) -> str:
     line("model", lambda r: r["name"])
     line("load (s)", lambda r: f"{r['load_s']:.1f}")
     line("prompt / generation (tokens/s)", lambda r: f"{r['prompt_tok_s']:.0f} / {r['gen_tok_s']:.1f}")
-    line("median turn, one tool call, cache OFF (s)", lambda r: f"{r['cache_off']['median_turn_s']:.1f}")
+    line(f"median turn, one tool call, cache OFF (s) [{CACHE_OFF_TURNS} turns]",
+         lambda r: f"{r['cache_off']['median_turn_s']:.1f}")
     line("median turn, one tool call, cache ON (s)", lambda r: f"{r['cache_on']['median_turn_s']:.1f}")
+    line("  same, turns 2+ (stable prefix computed) (s)", lambda r: f"{r['cache_on']['median_warm_turn_s']:.1f}")
+    line("  turns with exactly one tool call (on)", lambda r: r["cache_on"]["one_call_turns"])
     line("  turns off -> on (s)", lambda r: f"{r['cache_off']['turn_s']} -> {r['cache_on']['turn_s']}")
+    line("  tool calls per turn (on)", lambda r: str(r["cache_on"]["calls"]))
     line("cached share, 2nd+ call of a turn", lambda r: f"{r['cache_on']['second_call_share']:.0%}")
     line("cached share, 1st call of later turns", lambda r: f"{r['cache_on']['later_turn_share']:.0%}")
     line("cached share, all prompt tokens (on / off)",
