@@ -14,7 +14,7 @@ def test_by_default_the_concierge_offers_memory_and_the_three_searches():
     assert agent.instructions.base == CONCIERGE_ROLE
     assert (
         "from memory" not in BASE_INSTRUCTIONS
-        and "from\nmemory" in CONCIERGE_ROLE
+        and "Memory fills every search argument" in CONCIERGE_ROLE
     )
 
 
