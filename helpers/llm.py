@@ -735,14 +735,10 @@ class LocalModel(Model):
         room = self.max_calls_per_turn - len(made)
         # After a tool result, a tool already called this turn is not offered again (small models
         # otherwise re-emit the search they just made instead of reading its result), except the
-        # repeatable ones (the memory tool, one call per fact) until another tool was called.
-        called = {name for name, _ in made}
-        if called <= self.repeatable_tools:
-            called = set()  # only saves so far: more saves may follow (distinct facts)
-        else:
-            called |= self.repeatable_tools
-        # Once another tool's result is in (a search), nothing is saved after it: facts come from
-        # the user's message, and notes written after a document are what the gate distrusts.
+        # repeatable ones: the memory tool, one call per fact, before or after a search (the model
+        # often searches first); identical calls are dropped, and the gate grounds notes written
+        # after a search result more strictly.
+        called = {name for name, _ in made} - self.repeatable_tools
         callable_now = [t for t in offered if t["function"]["name"] not in called]
         choice = model_settings.tool_choice
         allow_calls = bool(callable_now) and choice != "none" and room > 0

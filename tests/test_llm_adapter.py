@@ -441,7 +441,7 @@ def search_things(city: str) -> str:
     return f"3 things in {city}."
 
 
-def test_a_search_is_offered_once_per_turn_and_nothing_is_saved_after_its_result():
+def test_a_search_is_offered_once_per_turn_the_memory_tool_again():
     search = json.dumps({"name": "search_things", "arguments": {"city": "Perth"}})
     fake = FakeLLM([call("Is vegetarian"), search, "Three things in Perth."])
     agent = Agent(name="t", instructions="Be brief.", model=LocalModel(fake),
@@ -451,8 +451,8 @@ def test_a_search_is_offered_once_per_turn_and_nothing_is_saved_after_its_result
     assert saved == ["Is vegetarian"] and result.final_output == "Three things in Perth."
     offered = ['"const": "save_memory_note"' in r.grammar for r in fake.history], \
         ['"const": "search_things"' in r.grammar for r in fake.history]
-    # After a save, both tools (another fact, or the search); after the search's result, the answer.
-    assert offered == ([True, True, False], [True, True, False])
+    # After a save, both tools (another fact, or the search); after the search's result, a save.
+    assert offered == ([True, True, True], [True, True, False])
 
 
 def test_an_answer_cut_by_the_token_cap_ends_at_its_last_whole_sentence():
