@@ -196,7 +196,7 @@ def table(rows: dict[str, dict[str, Any]]) -> str:
                 values.append(fmt(row))
             except (KeyError, ZeroDivisionError):
                 values.append("-")
-        lines.append(f"{label:<46}" + "".join(f"{v:>22}" for v in values))
+        lines.append(f"{label:<52}" + "".join(f"{v:>22}" for v in values))
 
     line("model", lambda r: r["name"])
     line("load (s)", lambda r: f"{r['load_s']:.1f}")
