@@ -760,6 +760,20 @@ class LocalModel(Model):
                   else ParsedOutput("text", record.text.strip()))
         if parsed.kind == "calls":
             parsed = self._drop_repeats(parsed, made, room)
+        if (parsed.kind == "text" and allow_calls and schema is None
+                and (named := [t["function"]["name"] for t in callable_now
+                               if t["function"]["name"] in parsed.text])):
+            # Prose that names a tool is a call the model described instead of making ("call
+            # search_flights with ..."): an answer to the user never needs a function's name.
+            self.problems.append(f"the answer described a call to {named[0]}; asked for the call")
+            retry = self.llm.complete(prompt_text, grammar=build_grammar(
+                callable_now, None, allow_calls=True, allow_answer=False,
+                max_calls=min(room, self.max_calls_per_response)), **options)
+            usage.add(_usage(retry))
+            record = retry
+            parsed = parse_output(retry.text, schemas)
+            if parsed.kind == "calls":
+                parsed = self._drop_repeats(parsed, made, room)
         if parsed.kind == "text" and schema is None and record.completion_tokens >= max_tokens:
             parsed = ParsedOutput("text", whole_sentences(parsed.text))  # cut off by the token cap
         if parsed.kind == "invalid_call":

@@ -461,3 +461,12 @@ def test_an_answer_cut_by_the_token_cap_ends_at_its_last_whole_sentence():
     result, _ = run(["Noted. You are vegetarian and I will"], model=LocalModel(FakeLLM(
         ["Noted. You are vegetarian and I will"]), max_tokens=5))
     assert result.final_output == "Noted."
+
+
+def test_an_answer_that_describes_a_call_is_replaced_by_the_call():
+    described = 'To save it, call save_memory_note with {"text": "Is vegetarian"}.'
+    result, fake = run([described, call("Is vegetarian"), "Noted: vegetarian."])
+    assert saved == ["Is vegetarian"] and result.final_output == "Noted: vegetarian."
+    assert "answer:" not in fake.history[1].grammar  # the retry could only call
+    assert result.last_agent.model.problems == [
+        "the answer described a call to save_memory_note; asked for the call"]
