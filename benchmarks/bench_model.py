@@ -5,13 +5,15 @@
 
 For each model (1.5B, and 0.5B when its packages are installed):
 - load time, prompt and generation speed;
-- the same short session (single-fact turns, one tool call each) with llama.cpp's prompt cache off,
-  then on: median turn seconds, and the share of each call's prompt tokens served from the cache;
+- a short session in catalogue cities (each turn a search filled from memory, or a save: one tool
+  call) with llama.cpp's prompt cache on, and its first CACHE_OFF_TURNS turns with the cache off
+  (each of those calls computes the whole prompt): median turn seconds, and the share of each
+  call's prompt tokens served from the cache;
 - capture recall over data/capture_recall.json (multi-fact travel messages, each run as the first
   turn of a fresh session on the example user): stated durable facts that became a note, one-offs
   saved as lasting, answers that refuse or echo the user's message;
-- reproducibility (first model): the first messages again in two fresh processes, with the cache
-  off, and in another order.
+- reproducibility (first model): the first capture message again in two fresh processes, with
+  the cache off, and after other prompts.
 """
 
 from __future__ import annotations
@@ -34,11 +36,13 @@ from helpers.notebook import COURSE_NOW
 from helpers.paths import data_dir
 from helpers.state import load_example_state
 
-SESSION = [  # one durable fact each, and a request: one tool call per turn is the expected shape
-    "I'm vegetarian. Can you suggest a restaurant in Paris?",
-    "I always travel with my two kids, so we need family rooms.",
-    "I prefer boutique hotels over big chains. Anything nice in Lisbon?",
+SESSION = [  # one tool call per turn is the expected shape: a search filled from memory, or a save
+    "Find me a flight to Tokyo next Friday.",  # origin and seat come from memory (SYD, aisle)
+    "By the way, I'm vegetarian.",  # a save
+    "Can you suggest a restaurant in Melbourne?",  # the diet comes from the note just saved
+    "I like hotels with a gym.",  # a save
 ]
+CACHE_OFF_TURNS = 2  # every cache-off call prefills the whole prompt (~40 s on 2 cores): a sample
 REFUSAL = re.compile(r"\b(i'?m sorry|i am sorry|can(?:'|no)t (?:assist|help)|unable to (?:assist|help)|"
                      r"as an ai)\b", re.I)
 
@@ -84,14 +88,18 @@ def share(cached: int, total: int) -> float:
 def session_latency(engine: llm.EmbeddedLLM, cache: bool) -> dict[str, Any]:
     engine.cache_prompt = cache
     state = fresh_state()
-    turns = [run_one(engine, state, message) for message in SESSION]
+    turns = [run_one(engine, state, message) for message in (SESSION if cache else SESSION[:CACHE_OFF_TURNS])]
     engine.cache_prompt = True
     one_call = [t["seconds"] for t in turns if t["tool_calls"] == 1] or [t["seconds"] for t in turns]
+    # The first turn of a process computes the whole stable prefix (tools, role, policy) once.
+    warm = [t["seconds"] for t in turns[1:] if t["tool_calls"] == 1] or one_call
     second_calls = [c for t in turns for c in t["model_calls"][1:]]
     later_first = [t["model_calls"][0] for t in turns[1:] if t["model_calls"]]
     every = [c for t in turns for c in t["model_calls"]]
     return {
         "median_turn_s": statistics.median(one_call),
+        "median_warm_turn_s": statistics.median(warm),
+        "one_call_turns": f"{len(one_call)}/{len(turns)}",
         "turn_s": [round(t["seconds"], 1) for t in turns],
         "calls": [t["tool_calls"] for t in turns],
         "second_call_share": share(sum(c for _, c in second_calls), sum(p for p, _ in second_calls)),
@@ -142,7 +150,7 @@ def child(model: str, n: int) -> None:
     print(json.dumps(outputs_of(engine, [c["message"] for c in cases])))
 
 
-def reproducibility(engine: llm.EmbeddedLLM, model: str, cases: list[dict[str, Any]], n: int = 3) -> dict:
+def reproducibility(engine: llm.EmbeddedLLM, model: str, cases: list[dict[str, Any]], n: int = 1) -> dict:
     messages = [c["message"] for c in cases[:n]]
     here = outputs_of(engine, messages)  # after the whole bench ran in this process (cache on)
     engine.cache_prompt = False
@@ -188,14 +196,18 @@ def table(rows: dict[str, dict[str, Any]]) -> str:
                 values.append(fmt(row))
             except (KeyError, ZeroDivisionError):
                 values.append("-")
-        lines.append(f"{label:<46}" + "".join(f"{v:>22}" for v in values))
+        lines.append(f"{label:<52}" + "".join(f"{v:>22}" for v in values))
 
     line("model", lambda r: r["name"])
     line("load (s)", lambda r: f"{r['load_s']:.1f}")
     line("prompt / generation (tokens/s)", lambda r: f"{r['prompt_tok_s']:.0f} / {r['gen_tok_s']:.1f}")
-    line("median turn, one tool call, cache OFF (s)", lambda r: f"{r['cache_off']['median_turn_s']:.1f}")
+    line(f"median turn, one tool call, cache OFF (s) [{CACHE_OFF_TURNS} turns]",
+         lambda r: f"{r['cache_off']['median_turn_s']:.1f}")
     line("median turn, one tool call, cache ON (s)", lambda r: f"{r['cache_on']['median_turn_s']:.1f}")
+    line("  same, turns 2+ (stable prefix computed) (s)", lambda r: f"{r['cache_on']['median_warm_turn_s']:.1f}")
+    line("  turns with exactly one tool call (on)", lambda r: r["cache_on"]["one_call_turns"])
     line("  turns off -> on (s)", lambda r: f"{r['cache_off']['turn_s']} -> {r['cache_on']['turn_s']}")
+    line("  tool calls per turn (on)", lambda r: str(r["cache_on"]["calls"]))
     line("cached share, 2nd+ call of a turn", lambda r: f"{r['cache_on']['second_call_share']:.0%}")
     line("cached share, 1st call of later turns", lambda r: f"{r['cache_on']['later_turn_share']:.0%}")
     line("cached share, all prompt tokens (on / off)",

@@ -816,9 +816,15 @@ def find_restaurants(
     )
 
 
+def _any_cuisine(cuisine: str) -> str:
+    """"any" (what small models write for "no cuisine asked") is no filter, like ""."""
+    return "" if _fold(cuisine) in ("any", "all", "none", "no preference") else cuisine
+
+
 def _matching_restaurants(
     city: str, diet: str, cuisine: str, area: str, catalogue: Catalogue
 ) -> list[dict[str, str]]:
+    cuisine = _any_cuisine(cuisine)
     rows = [
         r
         for r in catalogue.restaurants
@@ -841,6 +847,7 @@ def restaurant_results(
     catalogue = catalogue or default_catalogue()
     try:
         name, wanted = city_for(city, catalogue), _choice(diet, DIETS + ("any",), "diet", "any")
+        cuisine = _any_cuisine(cuisine)
         rows = _matching_restaurants(name, wanted, cuisine, area, catalogue)
     except BadArgument as error:
         return str(error)

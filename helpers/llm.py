@@ -439,6 +439,12 @@ def tool_call_schema(tool: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+# Qwen writes a call between its special tokens <tool_call> and </tool_call> (one token each, not
+# the text "<tool_call>"), several calls one after the other. The grammar names those tokens, so
+# the model can take the path it was trained on; a bare JSON call stays allowed.
+SPECIAL_CALL_TAGS = False
+
+
 def _repeated(rule: str, times: int) -> str:
     """`rule`, then up to times-1 more, one per line: call ("\\n" call ("\\n" call)?)?"""
     return rule if times <= 1 else f'{rule} ("\\n" {_repeated(rule, times - 1)})?'
@@ -459,8 +465,11 @@ def build_grammar(tools: list[dict[str, Any]], output_schema: dict[str, Any] | N
         schema = {"anyOf": schemas} if len(schemas) > 1 else schemas[0]
         # Nested optional repeats: a cap, because small models given room repeat a call.
         rules.append(f"calls: {_repeated('call', max_calls)}")
-        rules.append('call: "<tool_call>\\n" call_json "\\n</tool_call>" | call_json')
-        rules.append("call_json: %json " + json.dumps(schema))
+        if SPECIAL_CALL_TAGS:
+            rules.append('call: <tool_call> "\\n" call_json "\\n" </tool_call> | call_json')
+        else:
+            rules.append('call: "<tool_call>\\n" call_json "\\n</tool_call>" | call_json')
+        rules.append("call_json: %json " + json.dumps({**schema, "x-guidance": COMPACT_JSON}))
         choices.append("calls")
     if allow_answer or not choices:
         if output_schema is not None:
@@ -479,8 +488,11 @@ def build_grammar(tools: list[dict[str, Any]], output_schema: dict[str, Any] | N
 # Loop guard: a turn (everything after the last user message) makes at most this many tool calls;
 # after that the model must answer in prose. Identical calls (same name and arguments) are dropped.
 MAX_CALLS_PER_TURN = 6
+# Tools the model may call again in a turn after their result came back (distinct arguments);
+# any other tool is offered once per turn. save_memory_note: one call per fact.
+REPEATABLE_TOOLS = frozenset({"save_memory_note"})
 # Calls one response may hold (several facts in one message); the grammar enforces it.
-MAX_CALLS_PER_RESPONSE = 3
+MAX_CALLS_PER_RESPONSE = 4
 
 
 @dataclass
@@ -561,6 +573,34 @@ def parse_output(text: str, offered: set[str] | dict[str, dict[str, Any] | None]
     return ParsedOutput("calls", stripped, calls=calls)
 
 
+def without_titles(schema: Any) -> Any:
+    """A JSON schema without its "title" annotations (pydantic adds one per field).
+
+    They change nothing in what the schema admits, and the model would read every one of them
+    on every call: about 60 prompt tokens for the concierge's four tools.
+    """
+    if isinstance(schema, list):
+        return [without_titles(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {}
+    for key, value in schema.items():
+        if key == "title" and isinstance(value, str):
+            continue
+        if key in ("properties", "$defs", "definitions") and isinstance(value, dict):
+            out[key] = {name: without_titles(sub) for name, sub in value.items()}
+        else:
+            out[key] = without_titles(value)
+    return out
+
+
+def whole_sentences(text: str) -> str:
+    """`text` up to its last complete sentence (all of it if none ends): for an answer the token
+    cap cut off, so the reader never sees half a sentence."""
+    ends = [m.end() for m in re.finditer(r"[.!?](?=\s|$)", text)]
+    return text[:ends[-1]].strip() if ends else text.strip()
+
+
 def call_key(name: str, arguments: dict[str, Any] | str) -> tuple[str, str]:
     """What makes two calls identical: the name and the arguments, whatever their key order."""
     if isinstance(arguments, str):
@@ -620,15 +660,18 @@ class LocalModel(Model):
     call extends the previous one and llama.cpp's prompt cache serves the shared part
     (`usage.input_tokens_details.cached_tokens`). Calls are decoded under a grammar built from the
     offered tools' JSON schemas: up to MAX_CALLS_PER_RESPONSE distinct calls or the answer.
-    Tools stay on offer after a tool result, so the model can chain calls (search, then save);
-    the loop guard drops a call identical to one made earlier in the turn and, after
-    `max_calls_per_turn` calls, allows only the answer. `timeout` bounds each model call.
+    Tools stay in the prompt after a tool result, and the model can chain calls (search, then
+    save); the grammar offers a tool again in the same turn only if it is in `repeatable_tools`
+    (the memory tool), the loop guard drops a call identical to one made earlier in the turn and,
+    after `max_calls_per_turn` calls, allows only the answer. An answer the token cap cut off is
+    trimmed to its last whole sentence. `timeout` bounds each model call.
     """
 
     def __init__(self, llm: EmbeddedLLM | None = None, *, name: str = "embedded",
-                 max_tokens: int = 384, seed: int = DEFAULT_SEED, timeout: float | None = None,
+                 max_tokens: int = 256, seed: int = DEFAULT_SEED, timeout: float | None = None,
                  max_calls_per_turn: int = MAX_CALLS_PER_TURN,
-                 max_calls_per_response: int = MAX_CALLS_PER_RESPONSE):
+                 max_calls_per_response: int = MAX_CALLS_PER_RESPONSE,
+                 repeatable_tools: frozenset[str] = REPEATABLE_TOOLS):
         self._llm = llm
         self.name = name
         self.max_tokens = max_tokens
@@ -636,6 +679,7 @@ class LocalModel(Model):
         self.timeout = timeout
         self.max_calls_per_turn = max_calls_per_turn
         self.max_calls_per_response = max_calls_per_response
+        self.repeatable_tools = repeatable_tools
         self._call_ids = itertools.count(1)
         self.problems: list[str] = []  # invalid or repeated calls that were recovered from
         if not os.environ.get("OPENAI_API_KEY"):
@@ -680,6 +724,8 @@ class LocalModel(Model):
         offered += cast(list[dict[str, Any]], [Converter.convert_handoff_tool(h) for h in handoffs])
         for tool in offered:
             tool["function"].pop("strict", None)
+            if "parameters" in tool["function"]:
+                tool["function"]["parameters"] = without_titles(tool["function"]["parameters"])
         schemas = {t["function"]["name"]: t["function"].get("parameters") for t in offered}
         schema = None
         if output_schema is not None and not output_schema.is_plain_text():
@@ -687,10 +733,18 @@ class LocalModel(Model):
 
         made = calls_this_turn(messages)
         room = self.max_calls_per_turn - len(made)
+        # After a tool result, a tool already called this turn is not offered again (small models
+        # otherwise re-emit the search they just made instead of reading its result), except the
+        # repeatable ones: the memory tool, one call per fact, before or after a search (the model
+        # often searches first); identical calls are dropped, and the gate grounds notes written
+        # after a search result more strictly.
+        called = {name for name, _ in made} - self.repeatable_tools
+        callable_now = [t for t in offered if t["function"]["name"] not in called]
         choice = model_settings.tool_choice
-        allow_calls = bool(offered) and choice != "none" and room > 0
+        allow_calls = bool(callable_now) and choice != "none" and room > 0
         allow_answer = not (allow_calls and choice == "required")
-        options = dict(max_tokens=model_settings.max_tokens or self.max_tokens,
+        max_tokens = model_settings.max_tokens or self.max_tokens
+        options = dict(max_tokens=max_tokens,
                        temperature=model_settings.temperature if model_settings.temperature is not None
                        else 0.0,
                        seed=(model_settings.extra_args or {}).get("seed", self.seed),
@@ -698,7 +752,7 @@ class LocalModel(Model):
 
         # The tools stay in the prompt even when only the answer is allowed: the prefix is shared.
         prompt_text = self.render(messages, offered)
-        grammar = build_grammar(offered, schema, allow_calls=allow_calls, allow_answer=allow_answer,
+        grammar = build_grammar(callable_now, schema, allow_calls=allow_calls, allow_answer=allow_answer,
                                 max_calls=min(room, self.max_calls_per_response))
         record = self.llm.complete(prompt_text, grammar=grammar, **options)
         usage = _usage(record)
@@ -706,6 +760,22 @@ class LocalModel(Model):
                   else ParsedOutput("text", record.text.strip()))
         if parsed.kind == "calls":
             parsed = self._drop_repeats(parsed, made, room)
+        if (parsed.kind == "text" and allow_calls and schema is None
+                and (named := [t["function"]["name"] for t in callable_now
+                               if t["function"]["name"] in parsed.text])):
+            # Prose that names a tool is a call the model described instead of making ("call
+            # search_flights with ..."): an answer to the user never needs a function's name.
+            self.problems.append(f"the answer described a call to {named[0]}; asked for the call")
+            retry = self.llm.complete(prompt_text, grammar=build_grammar(
+                callable_now, None, allow_calls=True, allow_answer=False,
+                max_calls=min(room, self.max_calls_per_response)), **options)
+            usage.add(_usage(retry))
+            record = retry
+            parsed = parse_output(retry.text, schemas)
+            if parsed.kind == "calls":
+                parsed = self._drop_repeats(parsed, made, room)
+        if parsed.kind == "text" and schema is None and record.completion_tokens >= max_tokens:
+            parsed = ParsedOutput("text", whole_sentences(parsed.text))  # cut off by the token cap
         if parsed.kind == "invalid_call":
             # A repeat, or what the grammar should have prevented: answer instead (the prompt is cached).
             self.problems.append(parsed.problem or "invalid call")

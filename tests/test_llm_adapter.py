@@ -433,3 +433,40 @@ def test_a_running_model_server_is_used_over_loopback(monkeypatch):
         assert seen[1][1]["prompt"] == "user: hi" and seen[1][1]["stream"] is True
     finally:
         server.shutdown()
+
+
+@function_tool
+def search_things(city: str) -> str:
+    """Search things in a city."""
+    return f"3 things in {city}."
+
+
+def test_a_search_is_offered_once_per_turn_the_memory_tool_again():
+    search = json.dumps({"name": "search_things", "arguments": {"city": "Perth"}})
+    fake = FakeLLM([call("Is vegetarian"), search, "Three things in Perth."])
+    agent = Agent(name="t", instructions="Be brief.", model=LocalModel(fake),
+                  tools=[save_memory_note, search_things])
+    saved.clear()
+    result = Runner.run_sync(agent, "I'm vegetarian. What is there in Perth?")
+    assert saved == ["Is vegetarian"] and result.final_output == "Three things in Perth."
+    offered = ['"const": "save_memory_note"' in r.grammar for r in fake.history], \
+        ['"const": "search_things"' in r.grammar for r in fake.history]
+    # After a save, both tools (another fact, or the search); after the search's result, a save.
+    assert offered == ([True, True, True], [True, True, False])
+
+
+def test_an_answer_cut_by_the_token_cap_ends_at_its_last_whole_sentence():
+    assert llm.whole_sentences("Qantas QF25 leaves at 9:05. It costs 1,210 AUD and") == "Qantas QF25 leaves at 9:05."
+    assert llm.whole_sentences("No sentence end") == "No sentence end"
+    result, _ = run(["Noted. You are vegetarian and I will"], model=LocalModel(FakeLLM(
+        ["Noted. You are vegetarian and I will"]), max_tokens=5))
+    assert result.final_output == "Noted."
+
+
+def test_an_answer_that_describes_a_call_is_replaced_by_the_call():
+    described = 'To save it, call save_memory_note with {"text": "Is vegetarian"}.'
+    result, fake = run([described, call("Is vegetarian"), "Noted: vegetarian."])
+    assert saved == ["Is vegetarian"] and result.final_output == "Noted: vegetarian."
+    assert "answer:" not in fake.history[1].grammar  # the retry could only call
+    assert result.last_agent.model.problems == [
+        "the answer described a call to save_memory_note; asked for the call"]
