@@ -29,8 +29,10 @@ import hashlib
 import io
 import os
 import random
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -241,6 +243,32 @@ def precision(server) -> None:
         print(f"  {name:<10}: precision@5 {report.precision:.3f}, recall@5 {report.recall:.3f}")
 
 
+def forget_cost(path: Path, erasures: int = 5) -> None:
+    """Seconds per `forget` on a copy of the largest store: each erasure rewrites the FTS index."""
+    with tempfile.TemporaryDirectory() as folder:
+        copy = Path(folder) / path.name
+        shutil.copyfile(path, copy)
+        with MemoryStore.open(copy, clock=CLOCK) as store:
+            with store._transaction(write=False) as conn:  # benchmark only: pick notes of different users
+                count = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
+                owners = [
+                    conn.execute(
+                        "SELECT tenant_id, user_id, id FROM notes LIMIT 1 OFFSET ?",
+                        (count * (i + 1) // (erasures + 1),),
+                    ).fetchone()
+                    for i in range(erasures)
+                ]
+            seconds = []
+            for tenant, user, note_id in owners:
+                started = time.perf_counter()
+                store.for_user(tenant, user).forget(note_id)
+                seconds.append(time.perf_counter() - started)
+    print(
+        f"\nforget(note_id) on the {path.stem.rsplit('-', 1)[-1]}-note SQLite store "
+        f"({len(seconds)} erasures): median {statistics.median(seconds):.2f} s, max {max(seconds):.2f} s"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -255,6 +283,9 @@ def main() -> None:
     parser.add_argument("--no-postgres", action="store_true", help="SQLite only")
     parser.add_argument(
         "--build-only", action="store_true", help="build the cached databases, measure nothing"
+    )
+    parser.add_argument(
+        "--forget-only", action="store_true", help="measure only forget on the largest SQLite store"
     )
     args = parser.parse_args()
     sizes = sorted(int(s.replace("_", "")) for s in args.sizes.split(","))
@@ -280,6 +311,8 @@ def main() -> None:
                 )
         if args.build_only:
             return
+        if args.forget_only:
+            return forget_cost(databases[sizes[-1]][0])
         print(f"(load average at the start: {load_average()})")
         print(
             f"search(message) latency, {args.users:,} users, {args.searches:,} searches per cell "
@@ -305,6 +338,7 @@ def main() -> None:
             print(f"{size:>10,} | {cells} | {found:.1f}", flush=True)
         tokens_per_turn()
         precision(server)
+        forget_cost(databases[sizes[-1]][0])
         print(f"(load average at the end: {load_average()})")
     finally:
         if server is not None:
