@@ -102,6 +102,12 @@ def kernel_pid(manager: KernelManager) -> int:
     return manager.provisioner.process.pid  # type: ignore[union-attr]
 
 
+def close_kernels(kernels) -> None:
+    for manager, client in kernels:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--notebooks", type=int, default=0, help="open only the first N (default: all)")
@@ -152,9 +158,7 @@ def main() -> int:
                   f"(mean {gib(sum(m['Pss'] for m in kernel_mems) / len(kernels))} each) "
                   f"= {gib(shared_pss)} GiB; MemAvailable fell by {gib(before - available_kib())} GiB")
         finally:
-            for manager, client in kernels:
-                client.stop_channels()
-                manager.shutdown_kernel(now=True)
+            close_kernels(kernels)
             server.stop()
 
         if args.old_way:
@@ -181,9 +185,7 @@ def main() -> int:
                       f"(vs {gib(shared_pss)} GiB shared); MemAvailable fell by "
                       f"{gib(before - available_kib())} GiB for {len(mems)}")
             finally:
-                for manager, client in kernels:
-                    client.stop_channels()
-                    manager.shutdown_kernel(now=True)
+                close_kernels(kernels)
     return 0
 
 
