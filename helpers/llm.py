@@ -439,12 +439,6 @@ def tool_call_schema(tool: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-# Qwen writes a call between its special tokens <tool_call> and </tool_call> (one token each, not
-# the text "<tool_call>"), several calls one after the other. The grammar names those tokens, so
-# the model can take the path it was trained on; a bare JSON call stays allowed.
-SPECIAL_CALL_TAGS = False
-
-
 def _repeated(rule: str, times: int) -> str:
     """`rule`, then up to times-1 more, one per line: call ("\\n" call ("\\n" call)?)?"""
     return rule if times <= 1 else f'{rule} ("\\n" {_repeated(rule, times - 1)})?'
@@ -465,10 +459,9 @@ def build_grammar(tools: list[dict[str, Any]], output_schema: dict[str, Any] | N
         schema = {"anyOf": schemas} if len(schemas) > 1 else schemas[0]
         # Nested optional repeats: a cap, because small models given room repeat a call.
         rules.append(f"calls: {_repeated('call', max_calls)}")
-        if SPECIAL_CALL_TAGS:
-            rules.append('call: <tool_call> "\\n" call_json "\\n" </tool_call> | call_json')
-        else:
-            rules.append('call: "<tool_call>\\n" call_json "\\n</tool_call>" | call_json')
+        # The tags as text, not Qwen's special tokens: naming those in the grammar left the output
+        # unconstrained here (fenced, pretty-printed JSON), so a bare JSON call stays allowed too.
+        rules.append('call: "<tool_call>\\n" call_json "\\n</tool_call>" | call_json')
         rules.append("call_json: %json " + json.dumps({**schema, "x-guidance": COMPACT_JSON}))
         choices.append("calls")
     if allow_answer or not choices:
