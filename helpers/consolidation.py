@@ -37,7 +37,7 @@ from pydantic import BaseModel
 from helpers.attributes import STATING_WORDS, confirm_attribute_changes
 from helpers.state import Clock, MemoryNote, MemoryState, note_id, parse_time
 from helpers.words import STOPWORDS, TOKEN, content_words, stem, topic_words
-from helpers.write_policy import DEFAULT_WRITE_POLICY, WritePolicy
+from helpers.write_policy import DEFAULT_WRITE_POLICY, WritePolicy, keyword_grounded
 
 # Two notes whose content words overlap this much (Jaccard) are the same note reworded.
 # High on purpose: "prefers an aisle seat" and "prefers aisle seats" fold, "window" vs
@@ -226,8 +226,8 @@ def deterministic_merge(global_notes: list[MemoryNote], session_notes: list[Memo
         notes.append(note)
         by_id[note.id] = note
         if twin is None:
-            why = "new durable note" + (f"; keyword(s) {', '.join(unsaid)} dropped: a place or time "
-                                        "its text does not state" if unsaid else "")
+            why = "new durable note" + (f"; keyword(s) {', '.join(unsaid)} dropped: its text does not "
+                                        "state them" if unsaid else "")
             report.decisions[note.id] = MergeDecision(note.id, "added", why)
             continue
         # The newest copy stays active; on a tie, the note already there.
@@ -240,30 +240,23 @@ def deterministic_merge(global_notes: list[MemoryNote], session_notes: list[Memo
     return notes, report
 
 
-# Keywords that say when: a weekday, a month, a relative day, a number.
-_WHEN = re.compile(r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekend|tonight|tomorrow|yesterday|"
-                   r"today|january|february|march|april|may|june|july|august|september|october|"
-                   r"november|december|next|this|\d.*", re.I)
-
-
-def _places() -> set[str]:
-    from helpers.catalogue import default_catalogue  # late: the catalogue is only read here
-
-    airports = default_catalogue().airports
-    return {a["city"].casefold() for a in airports} | {a["code"].casefold() for a in airports}
-
-
 def split_keywords(note: MemoryNote) -> tuple[list[str], list[str]]:
-    """(kept, dropped): a keyword naming a place or a time that the note's text does not state
-    is dropped before the note joins long-term memory. Keywords reach every later prompt, so
-    "Vegetarian (vegetarian, hobart)" would carry a one-off trip as a lasting default."""
-    said = {w.casefold() for w in TOKEN.findall(note.text.lower())}
-    places = _places()
-    dropped = [k for k in note.keywords
-               if not set(TOKEN.findall(k.lower())) <= said
-               and (k.casefold() in places
-                    or any(t in places or _WHEN.fullmatch(t) for t in TOKEN.findall(k.lower())))]
-    return [k for k in note.keywords if k not in dropped], dropped
+    """(kept, dropped): only keywords the note's own text grounds join long-term memory.
+
+    A keyword is a topic: it is kept if each of its words is in the note's text (by stem) or is
+    a topic tag ("seat", "diet", "hotel": `TOPIC_TAGS`, the tags the capture tool offers), and
+    each of its numbers is in the text. Anything else (the place, date, name or number of a
+    one-off that the user's turn said but the note does not) is dropped, as is a keyword with no
+    content word ("this"). The write gate grounded the keyword in the user's turn; here the
+    turn is gone, and keywords reach every later prompt, so "Vegetarian (vegetarian, hobart)"
+    would carry a one-off trip as a lasting default. No list of places is needed, so the rule
+    holds for a place no catalogue names."""
+    def grounded(keyword: str) -> bool:
+        words, numbers = content_words(keyword)
+        return bool(words or numbers) and keyword_grounded(keyword, note.text)
+
+    kept = [k for k in note.keywords if grounded(k)]
+    return kept, [k for k in note.keywords if k not in kept]
 
 
 def _supersede(older: MemoryNote, newer: MemoryNote) -> None:

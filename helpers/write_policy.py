@@ -193,7 +193,9 @@ def unsaid_words(text: str, said_by_user: str) -> list[str]:
     return out
 
 
-def _keyword_grounded(keyword: str, text: str, said: str) -> bool:
+def keyword_grounded(keyword: str, text: str, said: str = "") -> bool:
+    """Is every word of `keyword` in `text` or `said` (by stem) or a topic tag, and every number
+    in `text` or `said`?"""
     words, numbers = content_words(keyword)
     known = content_words(text)[0] | content_words(said)[0] | TOPIC_TAGS
     said_numbers = content_words(text)[1] | content_words(said)[1]
@@ -207,7 +209,7 @@ def ungrounded(c: Candidate) -> str | None:
     if c.said_by_user is None:
         return None
     missing = ungrounded_terms(c.text, c.said_by_user)
-    missing += [k for k in c.keywords if not _keyword_grounded(k, c.text, c.said_by_user)]
+    missing += [k for k in c.keywords if not keyword_grounded(k, c.text, c.said_by_user)]
     topics = topic_words(c.text)
     unsaid = unsaid_words(c.text, c.said_by_user)
     said_count = len(topics) - len({stem(w) for w in unsaid})
@@ -442,6 +444,7 @@ __all__ = [
     "first_person",
     "from_gate_rule",
     "is_question",
+    "keyword_grounded",
     "raise_refused",
     "refused_notes",
     "refused_profile",
