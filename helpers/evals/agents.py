@@ -82,12 +82,13 @@ def _shown_notes(model_input: Any) -> list[tuple[str, str, str]]:
 
 
 class _Reference(Model):
-    """Shared plumbing: count calls, never stream."""
+    """Shared plumbing: count calls, keep the system prompts sent, never stream."""
 
     name = "reference"
 
     def __init__(self) -> None:
         self.calls = 0
+        self.prompts: list[str] = []
 
     async def get_response(
         self,
@@ -104,6 +105,7 @@ class _Reference(Model):
         prompt=None,
     ) -> ModelResponse:
         self.calls += 1
+        self.prompts.append(system_instructions or "")
         return self.respond(input, list(tools), output_schema)
 
     def respond(self, model_input: Any, tools: list[Any], output_schema: Any) -> ModelResponse:
@@ -237,26 +239,6 @@ class ReplayModel(_Reference):
     def __init__(self, steps: Iterable[Any]):
         super().__init__()
         self.steps = list(steps)
-        self.prompts: list[str] = []
-
-    async def get_response(
-        self,
-        system_instructions,
-        input,
-        model_settings,
-        tools,
-        output_schema,
-        handoffs,
-        tracing,
-        *,
-        previous_response_id=None,
-        conversation_id=None,
-        prompt=None,
-    ) -> ModelResponse:
-        self.prompts.append(system_instructions or "")
-        return await super().get_response(
-            system_instructions, input, model_settings, tools, output_schema, handoffs, tracing
-        )
 
     def respond(self, model_input: Any, tools: list[Any], output_schema: Any) -> ModelResponse:
         step = self.steps.pop(0) if self.steps else "Done."
