@@ -587,17 +587,21 @@ def find_flights(
     return _matching_flights(q, catalogue)[0]
 
 
+def _route(q: FlightQuery, catalogue: Catalogue) -> list[dict[str, str]]:
+    """The flights from one of the query's origins to one of its destinations, any day."""
+    return [
+        f
+        for f in catalogue.flights
+        if f["origin"] in q.origins and f["destination"] in q.destinations
+    ]
+
+
 def _matching_flights(
     q: FlightQuery, catalogue: Catalogue
 ) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     """(matches, flights on the route that day that fail only on cabin, seat or airline)."""
     weekday = str(q.day.isoweekday())
-    route = [
-        f
-        for f in catalogue.flights
-        if f["origin"] in q.origins and f["destination"] in q.destinations
-    ]
-    that_day = [f for f in route if weekday in f["days"]]
+    that_day = [f for f in _route(q, catalogue) if weekday in f["days"]]
 
     def fits(f: dict[str, str]) -> bool:
         return (
@@ -670,11 +674,7 @@ def flight_results(
     origins = _route_label(q.origins, catalogue)
     head = f"{origins} -> {_route_label(q.destinations, catalogue)}, {day}, {what}"
     if not matches:
-        route = [
-            f
-            for f in catalogue.flights
-            if f["origin"] in q.origins and f["destination"] in q.destinations
-        ]
+        route = _route(q, catalogue)
         if not route:
             served = sorted(
                 {f["destination"] for f in catalogue.flights if f["origin"] in q.origins}
@@ -809,11 +809,15 @@ def find_restaurants(
     catalogue = catalogue or default_catalogue()
     return _matching_restaurants(
         city_for(city, catalogue),
-        _choice(diet, DIETS + ("any",), "diet", "any"),
+        _diet(diet),
         cuisine,
         area,
         catalogue,
     )
+
+
+def _diet(diet: str) -> str:
+    return _choice(diet, DIETS + ("any",), "diet", "any")
 
 
 def _any_cuisine(cuisine: str) -> str:
@@ -846,7 +850,7 @@ def restaurant_results(
 ) -> str:
     catalogue = catalogue or default_catalogue()
     try:
-        name, wanted = city_for(city, catalogue), _choice(diet, DIETS + ("any",), "diet", "any")
+        name, wanted = city_for(city, catalogue), _diet(diet)
         cuisine = _any_cuisine(cuisine)
         rows = _matching_restaurants(name, wanted, cuisine, area, catalogue)
     except BadArgument as error:
