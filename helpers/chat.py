@@ -28,7 +28,7 @@ from agents.models.interface import Model
 from helpers.budget import BudgetExceeded, ContextBudget, TokenCounter, count_tokens
 from helpers.concierge import make_concierge, run_turn
 from helpers.hooks import CapturedCall, MemoryInstructions, PromptCapture, render_prompt
-from helpers.inspect import PromptInspector, _tool_calls, describe_call
+from helpers.inspect import PromptInspector, SnapshotBox, _tool_calls, describe_call
 from helpers.notebook import estimate_seconds
 from helpers.policy import DEFAULT_POLICY, Policy
 from helpers.state import MemoryState
@@ -126,7 +126,7 @@ def notes_html(state: MemoryState) -> str:
 
 # --------------------------------------------------------------------------- the widget
 
-class ChatWidget(widgets.VBox):
+class ChatWidget(SnapshotBox):
     """A chat with the concierge on `state`, with progress, notes and the prompt inspector.
 
     Pass `agent` to chat with your own agent (its instructions should be MemoryInstructions for
@@ -239,12 +239,6 @@ class ChatWidget(widgets.VBox):
                     f"{_pre(chr(10).join(view.sections.values()))}</details>")
         return (f"<div class='chat-snapshot'><p><i>A saved view of this chat; run the cell to talk to the "
                 f"concierge yourself.</i></p>{self.transcript.value}{self.notes.value}{last}</div>")
-
-    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any] | None:
-        bundle = super()._repr_mimebundle_(**kwargs)
-        if bundle is not None:
-            bundle["text/html"] = self.snapshot_html()  # shown where the live widget cannot be
-        return bundle
 
 
 __all__ = ["ChatTurn", "ChatWidget", "chat_turn", "notes_html", "prompt_tokens", "turn_html"]

@@ -165,7 +165,21 @@ def _pre(text: str) -> str:
     return f"<pre style='white-space: pre-wrap; margin: 0'>{html.escape(text)}</pre>"
 
 
-class PromptInspector(widgets.VBox):
+class SnapshotBox(widgets.VBox):
+    """A widget box that also renders as static HTML (`snapshot_html`): what a notebook shows
+    where the live widget cannot be, e.g. before its kernel runs."""
+
+    def snapshot_html(self) -> str:
+        raise NotImplementedError
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any] | None:
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if bundle is not None:
+            bundle["text/html"] = self.snapshot_html()  # shown where the live widget cannot be
+        return bundle
+
+
+class PromptInspector(SnapshotBox):
     """Pick a turn and a model call of a PromptCapture; see what that call received.
 
     Call `refresh()` (or press ↻) after running more turns with the same capture.
@@ -248,12 +262,6 @@ class PromptInspector(widgets.VBox):
                 f"<details><summary>exact system prompt</summary>{_pre(prompt)}</details>"
                 f"<details><summary>tokens</summary>{_pre(self.view.tokens)}</details>"
                 f"<details open><summary>notes</summary>{_pre(self.view.notes)}</details></div>")
-
-    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any] | None:
-        bundle = super()._repr_mimebundle_(**kwargs)
-        if bundle is not None:
-            bundle["text/html"] = self.snapshot_html()  # shown where the live widget cannot be
-        return bundle
 
 
 # --------------------------------------------------------------------------- scripted conversations
@@ -385,7 +393,7 @@ def run_html(run: RunRecord | None, heading: str) -> str:
     return "".join(parts)
 
 
-class PolicyEditor(widgets.VBox):
+class PolicyEditor(SnapshotBox):
     """Edit the memory policy, rerun a scripted conversation with it, compare with the previous run.
 
     `conversation` is a Conversation (see `load_conversation`) or a list of user messages.
@@ -441,12 +449,6 @@ class PolicyEditor(widgets.VBox):
                 f"<div style='width: 50%; padding: 0 8px'>{self.previous_pane.value}</div>"
                 f"<div style='width: 50%; padding: 0 8px'>{self.current_pane.value}</div></div></div>")
 
-    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any] | None:
-        bundle = super()._repr_mimebundle_(**kwargs)
-        if bundle is not None:
-            bundle["text/html"] = self.snapshot_html()  # shown where the live widget cannot be
-        return bundle
-
     def _on_click(self, _button: Any) -> None:
         # Widget callbacks are synchronous; the run goes on the kernel's event loop.
         self.task = asyncio.ensure_future(self.rerun_and_report())
@@ -467,7 +469,7 @@ class PolicyEditor(widgets.VBox):
 
 
 __all__ = [
-    "CallView", "Conversation", "PolicyEditor", "PromptInspector", "RunRecord", "TurnRecord", "call_label",
-    "compare_runs", "describe_call", "describe_item", "load_conversation", "notes_report", "policy_diff", "prompt_diff",
-    "run_conversation", "run_html", "token_table",
+    "CallView", "Conversation", "PolicyEditor", "PromptInspector", "RunRecord", "SnapshotBox", "TurnRecord",
+    "call_label", "compare_runs", "describe_call", "describe_item", "load_conversation", "notes_report",
+    "policy_diff", "prompt_diff", "run_conversation", "run_html", "token_table",
 ]
