@@ -63,3 +63,13 @@ def test_the_merge_keeps_the_topic_and_says_which_keywords_it_dropped():
     assert by_text["Lives in Reykjavik"].keywords == ["home", "reykjavik"]
     assert "reykjavik, next friday dropped" in report.decisions[diet.id].reason
     assert diet.keywords == ["vegetarian", "reykjavik", "next friday"]  # the input is not modified
+
+
+def test_the_rule_reads_no_catalogue(monkeypatch):
+    import helpers.catalogue
+
+    def no_catalogue():
+        raise AssertionError("split_keywords read the travel catalogue")
+
+    monkeypatch.setattr(helpers.catalogue, "default_catalogue", no_catalogue)
+    assert split_keywords(note("Lives in Hobart", ["home", "hobart", "perth"])) == (["home", "hobart"], ["perth"])
