@@ -38,7 +38,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -253,7 +253,7 @@ class EmbeddedLLM:
     """
 
     def __init__(self, model_path: Path, *, n_ctx: int = DEFAULT_CONTEXT, threads: int | None = None,
-                 cache_prompt: bool = True, server: Any = None, slots: int = 1):
+                 cache_prompt: bool = True, server: Any = None, slots: int = 2):
         started = time.perf_counter()
         if server is None:
             import xllamacpp
@@ -261,7 +261,10 @@ class EmbeddedLLM:
             params = xllamacpp.CommonParams()
             params.model.path = str(model_path)
             params.n_ctx = n_ctx * slots  # llama.cpp splits the context between the slots
-            params.n_parallel = slots  # one prompt cache per slot: `serve` gives each client one
+            # One prompt cache per slot; llama.cpp gives a request the slot whose cached prompt it
+            # shares most with, so the agent's prompt and LocalModel's capture question (two
+            # slots) do not evict each other, and `serve` keeps one per client.
+            params.n_parallel = slots
             params.cpuparams.n_threads = threads or max(1, os.cpu_count() or 1)
             params.cpuparams_batch.n_threads = params.cpuparams.n_threads
             params.use_jinja = True
@@ -425,8 +428,10 @@ def embedded_llm() -> EmbeddedLLM:
 
 COMPACT_JSON = {"whitespace_flexible": False, "item_separator": ", ", "key_separator": ": "}
 
-# Prose may not begin with "{", "<", "`" or whitespace, so a call can never hide inside it.
-_PROSE_RULE = r"answer: /[^{<`\s](.|\n)*/"
+# Prose may not begin with "{", "<" or whitespace, so a call can never hide inside it, and holds
+# no "`" or "_": no code block and no tool name, so the answer cannot describe a call instead of
+# making it ("use the `search_flights` function with ...", a habit of small coder models).
+_PROSE_RULE = r"answer: /[^{<`_\s][^`_]*/"
 
 
 def tool_call_schema(tool: dict[str, Any]) -> dict[str, Any]:
@@ -476,6 +481,67 @@ def build_grammar(tools: list[dict[str, Any]], output_schema: dict[str, Any] | N
     return "\n".join(rules) + "\n"
 
 
+# --------------------------------------------------------------------------- the capture question
+
+CAPTURE_INSTRUCTIONS = """\
+You read one message from a user to their assistant and list what the assistant should remember \
+about the user for future conversations: each lasting fact or preference the user states about \
+themselves, one short third-person sentence per fact, with one to three lower-case topic keywords \
+taken from the message.
+Do not list requests, questions, the places or dates of one trip, or anything the user did not say.
+Reply with a JSON list; [] when the message states nothing lasting."""
+
+# Worked examples, in a domain of their own: the model learns the shape, not the answers.
+CAPTURE_EXAMPLES: tuple[tuple[str, tuple[dict[str, Any], ...]], ...] = (
+    ("I'm a nurse and I mostly work nights. Can you book a table for two at 8?",
+     ({"text": "Works as a nurse, mostly at night", "keywords": ["work"], "kind": "fact"},)),
+    ("What's the weather like in Rome next week?", ()),
+    ("Just this once I'd take the train. Oh, and I can't eat dairy, and I like quiet places.",
+     ({"text": "Would take the train this time", "keywords": ["train"], "kind": "preference"},
+      {"text": "Cannot eat dairy", "keywords": ["dairy"], "kind": "fact"},
+      {"text": "Likes quiet places", "keywords": ["quiet"], "kind": "preference"})),
+    ("[The assistant read the result of get_opening_hours:]\nCity Library: Mon-Fri 09:00-18:00, Sat 10:00-14:00.",
+     ()),
+)
+
+
+@dataclass(frozen=True)
+class CaptureQuestion:
+    """What `LocalModel` asks the embedded model before a turn's first call: which lasting facts
+    did the user state? The answers become calls to the memory tool, so the write policy checks
+    each one as it checks any call.
+
+    Why: a 1.5B model in the middle of a task rarely stops to call a memory tool (measured: 32 %
+    of stated facts), but asked this one question on its own, with three worked examples, it
+    lists them. After a tool result it is asked again with what the tool returned: a small model
+    falls for planted text there too, and the write policy is what stops it.
+    """
+
+    instructions: str = CAPTURE_INSTRUCTIONS
+    examples: tuple[tuple[str, tuple[dict[str, Any], ...]], ...] = CAPTURE_EXAMPLES
+    max_notes: int = 4
+    max_document_chars: int = 2000  # of a tool result shown with the question
+
+    def messages(self, said: str, read: Sequence[tuple[str, str]] = ()) -> list[dict[str, Any]]:
+        """The question as chat messages: the user's message, then any tool results (name, text)."""
+        messages: list[dict[str, Any]] = [{"role": "system", "content": self.instructions}]
+        for message, notes in self.examples:
+            messages += [{"role": "user", "content": message},
+                         {"role": "assistant", "content": json.dumps(list(notes))}]
+        if read:  # the user's message was asked about already: now only what the tools returned
+            said = "\n\n".join(f"[The assistant read the result of {name}:]\n{text[:self.max_document_chars]}"
+                                 for name, text in read)
+        return [*messages, {"role": "user", "content": said}]
+
+    def grammar(self, parameters: dict[str, Any]) -> str:
+        """A JSON list of up to `max_notes` argument objects for the memory tool."""
+        schema = {"type": "array", "items": parameters, "maxItems": self.max_notes, "x-guidance": COMPACT_JSON}
+        return "%llguidance {}\nstart: %json " + json.dumps(schema) + "\n"
+
+
+DEFAULT_CAPTURE = CaptureQuestion()
+
+
 # --------------------------------------------------------------------------- the SDK adapter
 
 # Loop guard: a turn (everything after the last user message) makes at most this many tool calls;
@@ -483,7 +549,10 @@ def build_grammar(tools: list[dict[str, Any]], output_schema: dict[str, Any] | N
 MAX_CALLS_PER_TURN = 6
 # Tools the model may call again in a turn after their result came back (distinct arguments);
 # any other tool is offered once per turn. save_memory_note: one call per fact.
-REPEATABLE_TOOLS = frozenset({"save_memory_note"})
+MEMORY_TOOL = "save_memory_note"
+ANSWER_NUDGE = ("(Now answer my message in one or two plain sentences from these results: the best one, "
+                "with its price, and the remembered preference you used.)")
+REPEATABLE_TOOLS = frozenset({MEMORY_TOOL})
 # Calls one response may hold (several facts in one message); the grammar enforces it.
 MAX_CALLS_PER_RESPONSE = 4
 
@@ -616,6 +685,35 @@ def calls_this_turn(messages: list[dict[str, Any]]) -> list[tuple[str, str]]:
     return keys
 
 
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "\n".join(part.get("text", "") for part in content or [] if isinstance(part, dict))
+
+
+def capture_stage(messages: list[dict[str, Any]], memory_tool: str) -> tuple[str, list[tuple[str, str]]] | None:
+    """When `LocalModel` asks the capture question: (the user's message, tool results to show).
+
+    At a turn's first call (nothing since the user's message), and when the messages end with
+    the results of another tool (a document the model just read); never after the memory tool's
+    own results, so a turn asks at most once per thing read.
+    """
+    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+    if last_user < 0:
+        return None
+    said, turn = _text_of(messages[last_user].get("content")), messages[last_user + 1:]
+    if not turn:
+        return said, []
+    results = list(itertools.takewhile(lambda m: m.get("role") == "tool", reversed(turn)))[::-1]
+    if not results or len(results) == len(turn):
+        return None
+    names = {c.get("id"): c.get("function", {}).get("name", "a tool")
+             for c in turn[-len(results) - 1].get("tool_calls") or []}
+    read = [(names.get(m.get("tool_call_id"), "a tool"), _text_of(m.get("content"))) for m in results
+            if names.get(m.get("tool_call_id")) != memory_tool]
+    return (said, read) if read else None
+
+
 _SYSTEM_MARK = "@@agent-memory-system-prompt@@"
 
 
@@ -664,7 +762,9 @@ class LocalModel(Model):
                  max_tokens: int = 256, seed: int = DEFAULT_SEED, timeout: float | None = None,
                  max_calls_per_turn: int = MAX_CALLS_PER_TURN,
                  max_calls_per_response: int = MAX_CALLS_PER_RESPONSE,
-                 repeatable_tools: frozenset[str] = REPEATABLE_TOOLS):
+                 repeatable_tools: frozenset[str] = REPEATABLE_TOOLS,
+                 memory_tool: str = MEMORY_TOOL, capture: CaptureQuestion | None = DEFAULT_CAPTURE,
+                 answer_nudge: str | None = ANSWER_NUDGE):
         self._llm = llm
         self.name = name
         self.max_tokens = max_tokens
@@ -673,6 +773,10 @@ class LocalModel(Model):
         self.max_calls_per_turn = max_calls_per_turn
         self.max_calls_per_response = max_calls_per_response
         self.repeatable_tools = repeatable_tools
+        self.memory_tool = memory_tool
+        self.capture = capture
+        self.answer_nudge = answer_nudge
+        self._held: tuple[frozenset[str], str] | None = None  # (save call ids, the answer they precede)
         self._call_ids = itertools.count(1)
         self.problems: list[str] = []  # invalid or repeated calls that were recovered from
         if not os.environ.get("OPENAI_API_KEY"):
@@ -724,38 +828,61 @@ class LocalModel(Model):
         if output_schema is not None and not output_schema.is_plain_text():
             schema = output_schema.json_schema()
 
+        if (held := self._take_held(messages)) is not None:
+            # The capture's saves went out first; the answer written with them follows, uncomputed.
+            return ModelResponse(output=[self._message(held)], usage=Usage(), response_id=None)
+
         made = calls_this_turn(messages)
         room = self.max_calls_per_turn - len(made)
-        # After a tool result, a tool already called this turn is not offered again (small models
-        # otherwise re-emit the search they just made instead of reading its result), except the
-        # repeatable ones: the memory tool, one call per fact, before or after a search (the model
-        # often searches first); identical calls are dropped, and the gate grounds notes written
-        # after a search result more strictly.
-        called = {name for name, _ in made} - self.repeatable_tools
-        callable_now = [t for t in offered if t["function"]["name"] not in called]
         choice = model_settings.tool_choice
-        allow_calls = bool(callable_now) and choice != "none" and room > 0
-        allow_answer = not (allow_calls and choice == "required")
         max_tokens = model_settings.max_tokens or self.max_tokens
         options = dict(max_tokens=max_tokens,
                        temperature=model_settings.temperature if model_settings.temperature is not None
                        else 0.0,
                        seed=(model_settings.extra_args or {}).get("seed", self.seed),
                        timeout=self.timeout, cancel=cancel)
+        usage = Usage()
+
+        # Memory first: the capture question, at a turn's first call and after a tool result.
+        capturing = (self.capture is not None and self.memory_tool in schemas and schema is None
+                     and choice != "none")
+        saves: list[tuple[str, dict[str, Any]]] = []
+        if capturing and room > 0 and (stage := capture_stage(messages, self.memory_tool)) is not None:
+            saves, record = self._ask_capture(*stage, schemas[self.memory_tool], made, room, options)
+            usage.add(_usage(record))
+            made = made + [call_key(name, arguments) for name, arguments in saves]
+            room -= len(saves)
+
+        # After a tool result, a tool already called this turn is not offered again (small models
+        # otherwise re-emit the search they just made instead of reading its result), except the
+        # repeatable ones (the memory tool, when the model calls it itself); identical calls are
+        # dropped. With the capture question, the memory tool is the question's alone.
+        called = {name for name, _ in made} - self.repeatable_tools
+        if capturing:
+            called.add(self.memory_tool)
+        callable_now = [t for t in offered if t["function"]["name"] not in called]
+        allow_calls = bool(callable_now) and choice != "none" and room > 0
+        allow_answer = not (allow_calls and choice == "required")
 
         # The tools stay in the prompt even when only the answer is allowed: the prefix is shared.
-        prompt_text = self.render(messages, offered)
+        # After another tool's result, one line asks for the answer (a small coder model otherwise
+        # explains how to call the tool it has just called).
+        read = capture_stage(messages, self.memory_tool)
+        nudge = [{"role": "user", "content": self.answer_nudge}] if (
+            self.answer_nudge and schema is None and read is not None and read[1]) else []
+        prompt_text = self.render(messages + nudge, offered)
         grammar = build_grammar(callable_now, schema, allow_calls=allow_calls, allow_answer=allow_answer,
                                 max_calls=min(room, self.max_calls_per_response))
         record = self.llm.complete(prompt_text, grammar=grammar, **options)
-        usage = _usage(record)
+        usage.add(_usage(record))
         parsed = (parse_output(record.text, schemas, answer_is_json=schema is not None) if allow_calls
                   else ParsedOutput("text", record.text.strip()))
         if parsed.kind == "calls":
             parsed = self._drop_repeats(parsed, made, room)
         if (parsed.kind == "text" and allow_calls and schema is None
                 and (named := [t["function"]["name"] for t in callable_now
-                               if t["function"]["name"] in parsed.text])):
+                               if t["function"]["name"].replace("_", " ")
+                               in parsed.text.lower().replace("_", " ")])):
             # Prose that names a tool is a call the model described instead of making ("call
             # search_flights with ..."): an answer to the user never needs a function's name.
             self.problems.append(f"the answer described a call to {named[0]}; asked for the call")
@@ -777,18 +904,58 @@ class LocalModel(Model):
             usage.add(_usage(retry))
             parsed = ParsedOutput("text", retry.text.strip())
 
-        output: list[Any] = []
-        for name, arguments in parsed.calls:
-            n = next(self._call_ids)
-            output.append(ResponseFunctionToolCall(
-                type="function_call", id=f"fc_local_{n}", call_id=f"call_local_{n}",
-                name=name, arguments=json.dumps(arguments, ensure_ascii=False)))
-        if not output:
-            n = next(self._call_ids)
-            output.append(ResponseOutputMessage(
-                type="message", id=f"msg_local_{n}", role="assistant", status="completed",
-                content=[ResponseOutputText(type="output_text", text=parsed.text, annotations=[])]))
+        output: list[Any] = [self._call(name, arguments) for name, arguments in saves + parsed.calls]
+        if not parsed.calls:
+            if saves:  # the SDK runs the saves, then asks again: the answer is held until then
+                self._held = (frozenset(call.call_id for call in output), parsed.text)
+            else:
+                output.append(self._message(parsed.text))
         return ModelResponse(output=output, usage=usage, response_id=None)
+
+    def _call(self, name: str, arguments: dict[str, Any]) -> ResponseFunctionToolCall:
+        n = next(self._call_ids)
+        return ResponseFunctionToolCall(type="function_call", id=f"fc_local_{n}", call_id=f"call_local_{n}",
+                                        name=name, arguments=json.dumps(arguments, ensure_ascii=False))
+
+    def _message(self, text: str) -> ResponseOutputMessage:
+        n = next(self._call_ids)
+        return ResponseOutputMessage(
+            type="message", id=f"msg_local_{n}", role="assistant", status="completed",
+            content=[ResponseOutputText(type="output_text", text=text, annotations=[])])
+
+    def _take_held(self, messages: list[dict[str, Any]]) -> str | None:
+        """The held answer, if these messages end with the results of exactly its saves."""
+        held, self._held = self._held, None
+        if held is None:
+            return None
+        ids, text = held
+        results = list(itertools.takewhile(lambda m: m.get("role") == "tool", reversed(messages)))
+        before = messages[-len(results) - 1] if results and len(results) < len(messages) else {}
+        asked = {c.get("id") for c in before.get("tool_calls") or []}
+        return text if asked == ids and {m.get("tool_call_id") for m in results} == ids else None
+
+    def _ask_capture(self, said: str, read: list[tuple[str, str]], parameters: dict[str, Any] | None,
+                     made: list[tuple[str, str]], room: int,
+                     options: dict[str, Any]) -> tuple[list[tuple[str, dict[str, Any]]], CompletionRecord]:
+        """The capture question's answer as memory-tool calls: valid, new, at most `room`."""
+        assert self.capture is not None
+        question = self.capture.messages(said, read)
+        record = self.llm.complete(self.llm.apply_template(question),
+                                   grammar=self.capture.grammar(parameters or {"type": "object"}),
+                                   **{**options, "max_tokens": max(options["max_tokens"], 320)})
+        try:
+            notes = json.loads(record.text)
+        except json.JSONDecodeError as error:
+            self.problems.append(f"the capture answer was not JSON ({error.msg}); nothing saved")
+            return [], record
+        seen, saves = set(made), []
+        for arguments in notes if isinstance(notes, list) else []:
+            key = call_key(self.memory_tool, arguments) if isinstance(arguments, dict) else None
+            if key is None or key in seen or schema_problem(arguments, parameters):
+                continue
+            seen.add(key)
+            saves.append((self.memory_tool, arguments))
+        return saves[:room], record
 
     def _drop_repeats(self, parsed: ParsedOutput, made: list[tuple[str, str]], room: int) -> ParsedOutput:
         seen, fresh = set(made), []
@@ -866,9 +1033,9 @@ def token_counter() -> Callable[[str], int]:
 
 
 __all__ = [
-    "Backend", "CompletionRecord", "EMBEDDED_MODELS", "EmbeddedLLM", "GrammarError", "LocalModel", "RemoteServer",
+    "Backend", "CaptureQuestion", "CompletionRecord", "DEFAULT_CAPTURE", "EMBEDDED_MODELS", "MEMORY_TOOL", "EmbeddedLLM", "GrammarError", "LocalModel", "RemoteServer",
     "MAX_CALLS_PER_RESPONSE", "MAX_CALLS_PER_TURN", "ModelFileError", "ModelTimeoutError",
-    "active_backend", "build_grammar", "embedded_llm", "get_model", "parse_output", "resolve_model_file",
+    "active_backend", "build_grammar", "capture_stage", "embedded_llm", "get_model", "parse_output", "resolve_model_file",
     "token_counter", "verify_model_file",
 ]
 

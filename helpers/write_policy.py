@@ -21,7 +21,6 @@ Nothing is patched. `helpers.gate.check(text, keywords)` is the shape and conten
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -119,14 +118,38 @@ def is_question(sentence: str) -> bool:
     return sentence.rstrip().endswith("?") and _INTERROGATIVE.search(sentence) is not None
 
 
+# A request: an imperative ("Find me ...", "Please book ...") or "can/could/would you ...".
+_REQUEST = re.compile(
+    r"^\W*(?:(?:and|so|now|then|ok|okay|also)\W+)?(?:please\W+)?(?:(?:can|could|would|will)\s+you\b|"
+    r"(?:find|book|search|show|get|look|give|tell|suggest|recommend|reserve|check|plan|compare|list|send|"
+    r"help|read|fetch|pick|choose)\b)",
+    re.IGNORECASE,
+)
+# ...that states nothing about the user or a lasting wish ("Book me an aisle seat, as always",
+# "Please book vegetarian meals from now on" do).
+_SELF_STATEMENT = re.compile(
+    r"\b(?:i'?m|i am|i'?ve|i have|i prefer|i like|i love|i hate|i can'?t|i don'?t|i live|i use|my|"
+    r"always|never|usually|whenever|from now on|going forward|in future|every time)\b",
+    re.IGNORECASE,
+)
+
+
+def is_request(sentence: str) -> bool:
+    """A request for this turn ("Find me a flight to Oslo on Friday."), with no statement about
+    the user in it: what it asks for is a task, not a fact to remember."""
+    text = sentence.translate(_APOSTROPHES)
+    return _REQUEST.search(text) is not None and _SELF_STATEMENT.search(text) is None
+
+
 def asked_not_stated(c: Candidate) -> str | None:
-    # Every sentence the note shares a topic word with is a question: the user stated none of it.
+    # Every sentence the note shares a topic word with is a question or a request: the user
+    # stated none of it ("Flight to Oslo on Friday" from "Find me a flight to Oslo on Friday.").
     note = topic_words(c.text)
     sources = [s for s in _sentences(c.latest_message or "") if note & topic_words(s)]
-    if sources and all(is_question(s) for s in sources):
+    if sources and all(is_question(s) or is_request(s) for s in sources):
         return (
-            "Not saved: the user asked about this; a note must come from what the user stated, "
-            "not from your answer or from memory."
+            "Not saved: the user asked about this or asked for it; a note must come from what the "
+            "user stated about themselves, not from a request, your answer or memory."
         )
     return None
 
@@ -176,7 +199,8 @@ def ungrounded_terms(text: str, said_by_user: str) -> list[str]:
     every note starts with a capital; "EvilAir" or "A320" at the start are still checked.
     """
     words = text.split()
-    plain_first = words[0] if words and words[0][1:].islower() and words[0].isalpha() else None
+    first = words[0].translate(_APOSTROPHES).replace("'", "") if words else ""
+    plain_first = words[0] if first[1:].islower() and first.isalpha() else None  # "Doesn't" too
     terms = [m.group(0) for m in _NAME_OR_NUMBER.finditer(text)]
     return list(dict.fromkeys(t for t in terms if t != plain_first and not _said(t, said_by_user)))
 
@@ -199,13 +223,20 @@ def keyword_grounded(keyword: str, text: str, said: str = "") -> bool:
     words, numbers = content_words(keyword)
     known = content_words(text)[0] | content_words(said)[0] | TOPIC_TAGS
     said_numbers = content_words(text)[1] | content_words(said)[1]
-    return words <= known and numbers <= said_numbers
+    return all(_same_root(w, known) for w in words) and numbers <= said_numbers
+
+
+def _same_root(word: str, known: set[str]) -> bool:
+    """`word` is known, or shares its first six letters with a known word ("allergy" and
+    "allergic"): a keyword is a topic, and the crude stemmer misses derived forms."""
+    return word in known or (len(word) >= 6 and any(k[:6] == word[:6] for k in known if len(k) >= 6))
 
 
 def ungrounded(c: Candidate) -> str | None:
     """Names, numbers and keywords must be the user's words; so must the note's topic: at least
-    one topic word always (the note comes from this turn), and at least half of them in a turn
-    where a document or tool result arrived (a page must not put words in the user's mouth)."""
+    one topic word always (the note comes from this turn), and every one but the topic tags in a
+    turn where a document or tool result arrived (a page must not put words in the user's mouth:
+    "Unknown hotel feature 'business'" from a search's error is not the user's)."""
     if c.said_by_user is None:
         return None
     missing = ungrounded_terms(c.text, c.said_by_user)
@@ -213,9 +244,10 @@ def ungrounded(c: Candidate) -> str | None:
     topics = topic_words(c.text)
     unsaid = unsaid_words(c.text, c.said_by_user)
     said_count = len(topics) - len({stem(w) for w in unsaid})
-    needed = math.ceil(len(topics) / 2) if c.from_document else min(1, len(topics))
-    if said_count < needed:
+    if said_count < min(1, len(topics)):
         missing += [w for w in unsaid if w not in missing]
+    elif c.from_document:
+        missing += [w for w in unsaid if stem(w) not in TOPIC_TAGS and w not in missing]
     if not missing:
         return None
     return (
@@ -257,8 +289,8 @@ NOTE_RULES: tuple[PolicyRule, ...] = (
     ),
     PolicyRule(
         "asked_not_stated",
-        "notes from a question the user asked ('Which seat do I like?'), "
-        "e.g. the agent restating memory in its answer",
+        "notes from a question or request the user made ('Which seat do I like?', "
+        "'Find me a flight to Oslo'), e.g. the agent restating memory or the task",
         asked_not_stated,
     ),
     PolicyRule(
@@ -444,6 +476,7 @@ __all__ = [
     "first_person",
     "from_gate_rule",
     "is_question",
+    "is_request",
     "keyword_grounded",
     "raise_refused",
     "refused_notes",

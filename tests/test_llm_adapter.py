@@ -61,9 +61,11 @@ def save_memory_note(text: str, keywords: list[str]) -> str:
 
 
 def run(outputs, *, cached_tokens=0, model=None, **agent_kwargs):
+    """A turn on a LocalModel whose model calls the memory tool itself (capture=None); the tests
+    of the capture question build theirs."""
     saved.clear()
     fake = FakeLLM(outputs, cached_tokens)
-    agent = Agent(name="t", instructions="Be brief.", model=model or LocalModel(fake),
+    agent = Agent(name="t", instructions="Be brief.", model=model or LocalModel(fake, capture=None),
                   tools=[save_memory_note], **agent_kwargs)
     result = Runner.run_sync(agent, "I'm vegetarian.")
     return result, fake
@@ -120,7 +122,7 @@ def test_same_arguments_in_another_order_count_as_the_same_call():
 
 def test_after_the_cap_the_model_may_only_answer():
     outputs = [call("Is vegetarian"), call("Prefers aisle seats"), "Done."]
-    result, fake = run(outputs, model=LocalModel(FakeLLM(outputs), max_calls_per_turn=2))
+    result, fake = run(outputs, model=LocalModel(FakeLLM(outputs), max_calls_per_turn=2, capture=None))
     assert saved == ["Is vegetarian", "Prefers aisle seats"]
     grammars = [r.grammar for r in result.last_agent.model.llm.history]
     assert ["call_json" in g for g in grammars] == [True, True, False]
@@ -383,7 +385,7 @@ def test_the_prompt_capture_and_inspector_show_cached_tokens():
 
     saved.clear()
     capture = PromptCapture()
-    agent = Agent(name="t", instructions="Be brief.", model=LocalModel(FakeLLM([call("Is vegan"), "Ok."], 7)),
+    agent = Agent(name="t", instructions="Be brief.", model=LocalModel(FakeLLM([call("Is vegan"), "Ok."], 7), capture=None),
                   tools=[save_memory_note])
     Runner.run_sync(agent, "I'm vegan.", hooks=MemoryHooks(capture=capture), context=MemoryState())
     assert [c.usage.input_tokens_details.cached_tokens for c in capture.calls] == [7, 7]
@@ -444,7 +446,7 @@ def search_things(city: str) -> str:
 def test_a_search_is_offered_once_per_turn_the_memory_tool_again():
     search = json.dumps({"name": "search_things", "arguments": {"city": "Perth"}})
     fake = FakeLLM([call("Is vegetarian"), search, "Three things in Perth."])
-    agent = Agent(name="t", instructions="Be brief.", model=LocalModel(fake),
+    agent = Agent(name="t", instructions="Be brief.", model=LocalModel(fake, capture=None),
                   tools=[save_memory_note, search_things])
     saved.clear()
     result = Runner.run_sync(agent, "I'm vegetarian. What is there in Perth?")
@@ -459,7 +461,7 @@ def test_an_answer_cut_by_the_token_cap_ends_at_its_last_whole_sentence():
     assert llm.whole_sentences("Qantas QF25 leaves at 9:05. It costs 1,210 AUD and") == "Qantas QF25 leaves at 9:05."
     assert llm.whole_sentences("No sentence end") == "No sentence end"
     result, _ = run(["Noted. You are vegetarian and I will"], model=LocalModel(FakeLLM(
-        ["Noted. You are vegetarian and I will"]), max_tokens=5))
+        ["Noted. You are vegetarian and I will"]), max_tokens=5, capture=None))
     assert result.final_output == "Noted."
 
 
@@ -470,3 +472,72 @@ def test_an_answer_that_describes_a_call_is_replaced_by_the_call():
     assert "answer:" not in fake.history[1].grammar  # the retry could only call
     assert result.last_agent.model.problems == [
         "the answer described a call to save_memory_note; asked for the call"]
+
+
+# ---- the capture question: memory first, asked on its own --------------------------------------
+
+def note(text, keywords=("diet",)):
+    return {"text": text, "keywords": list(keywords)}
+
+
+def capture_run(outputs, message="I'm vegetarian.", tools=(save_memory_note,)):
+    saved.clear()
+    fake = FakeLLM(outputs)
+    agent = Agent(name="t", instructions="Be brief.", model=LocalModel(fake), tools=list(tools))
+    return Runner.run_sync(agent, message), fake
+
+
+def test_the_capture_question_saves_first_and_its_answer_follows_without_another_call():
+    result, fake = capture_run([json.dumps([note("Is vegetarian")]), "Noted: vegetarian."])
+    assert saved == ["Is vegetarian"] and result.final_output == "Noted: vegetarian."
+    assert len(fake.history) == 2  # the question, then the agent's call; the held answer costs nothing
+    question, agent_call = fake.history
+    assert "I'm vegetarian." in question.prompt and "Be brief." not in question.prompt
+    assert '"maxItems": 4' in question.grammar and '"text"' in question.grammar
+    # The agent's own call no longer offers the memory tool: the question is its path.
+    assert '"const": "save_memory_note"' not in agent_call.grammar
+
+
+def test_nothing_to_remember_means_one_answer():
+    result, fake = capture_run(["[]", "Hello! Where to?"], message="Hi there")
+    assert saved == [] and result.final_output == "Hello! Where to?" and len(fake.history) == 2
+
+
+def test_a_capture_answer_that_is_not_json_saves_nothing_and_the_turn_goes_on():
+    result, fake = capture_run(['[{"text": "Is veg', "Noted."])
+    assert saved == [] and result.final_output == "Noted."
+    assert result.last_agent.model.problems[0].startswith("the capture answer was not JSON")
+
+
+def test_after_a_tool_result_the_question_reads_it_and_the_answer_is_asked_for():
+    search = json.dumps({"name": "search_things", "arguments": {"city": "Perth"}})
+    result, fake = capture_run([json.dumps([note("Is vegetarian")]), search, "[]", "Three things in Perth."],
+                               message="I'm vegetarian. What is there in Perth?",
+                               tools=(save_memory_note, search_things))
+    assert saved == ["Is vegetarian"] and result.final_output == "Three things in Perth."
+    questions = [r.prompt for r in fake.history if '"maxItems"' in r.grammar]
+    assert len(questions) == 2  # the user's message, then the search's result
+    assert "3 things in Perth." in questions[1] and "What is there in Perth?" not in questions[1]
+    assert llm.ANSWER_NUDGE in fake.history[-1].prompt
+    assert llm.ANSWER_NUDGE not in fake.history[1].prompt
+
+
+def test_the_capture_stage_is_the_turn_start_or_another_tools_result():
+    user = {"role": "user", "content": "I'm vegan."}
+    save = {"role": "assistant", "tool_calls": [{"id": "a", "function": {"name": "save_memory_note"}}]}
+    search = {"role": "assistant", "tool_calls": [{"id": "b", "function": {"name": "search_things"}}]}
+    assert llm.capture_stage([user], "save_memory_note") == ("I'm vegan.", [])
+    after_save = [user, save, {"role": "tool", "tool_call_id": "a", "content": "Saved."}]
+    assert llm.capture_stage(after_save, "save_memory_note") is None
+    after_search = [user, search, {"role": "tool", "tool_call_id": "b", "content": "3 things."}]
+    assert llm.capture_stage(after_search, "save_memory_note") == ("I'm vegan.", [("search_things", "3 things.")])
+    assert llm.capture_stage([{"role": "system", "content": "x"}], "save_memory_note") is None
+
+
+def test_a_repeated_or_invalid_capture_note_is_not_called():
+    result, fake = capture_run([json.dumps([note("Is vegetarian"), note("Is vegetarian"), {"text": 5}]), "Ok."])
+    assert saved == ["Is vegetarian"]
+
+
+def test_the_answer_grammar_forbids_code_and_tool_names():
+    assert "answer: /[^{<`_\\s][^`_]*/" in build_grammar([], None)

@@ -129,3 +129,34 @@ def test_on_the_whole_gate_corpus_the_policys_gate_rules_decide_as_gate_check_do
     for case in cases:
         keywords = case.get("keywords") or []
         assert content_only.check(case["text"], keywords) == gate.check(case["text"], keywords), case
+
+
+# ---- what a small model's capture proposes: requests, contractions, derived keywords -----------
+
+def _check(text, keywords, message, **kwargs):
+    return P.check(text, keywords, said_by_user=message, latest_message=message, **kwargs)
+
+
+def test_a_note_made_of_a_request_is_refused_a_lasting_wish_in_one_is_kept():
+    message = "I'm vegetarian. Find me a flight to Oslo on Friday."
+    assert not _check("Flight to Oslo on Friday", ["flight"], message).allowed
+    assert _check("Vegetarian", ["diet"], message).allowed
+    assert _check("Wants vegetarian meals", ["meal"], "Please book vegetarian meals from now on.").allowed
+    assert _check("Prefers aisle seats", ["seat"], "Book me an aisle seat, as always.").allowed
+    assert not _check("Hotels in Tokyo in March", ["hotel"], "Can you look at hotels in Tokyo for March?").allowed
+
+
+def test_a_contraction_first_and_a_derived_keyword_are_the_users_words():
+    message = "I don't eat pork, and I'm allergic to peanuts."
+    assert _check("Doesn't eat pork", ["pork"], message).allowed
+    assert _check("Allergic to peanuts", ["allergy"], message).allowed
+    # Six shared letters at least: "allerton" is not "allergic".
+    assert not _check("Allergic to peanuts", ["allerton"], message).allowed
+
+
+def test_after_a_tool_result_every_topic_word_but_the_tags_must_be_the_users():
+    message = "My hotel budget is 200 euros, and I always pick business class."
+    error_note = "Unknown hotel feature business"
+    assert _check(error_note, ["business"], message).allowed  # without a document: one said topic suffices
+    assert not _check(error_note, ["business"], message, from_document=True).allowed
+    assert _check("Always picks business class", ["flight"], message, from_document=True).allowed
