@@ -516,3 +516,17 @@ async def test_checks_match_words_not_parts_of_words():
     assert result.passed, result.failures
     leaked = await run_one("same_name_two_tenants", ScriptedModel(["An aisle seat, not the wings."]))
     assert any("'wing' found in the answers" in f for f in leaked.failures)
+
+
+async def test_the_search_must_carry_the_remembered_seat_and_home_airport():
+    def search(seat, origin="SYD"):
+        arguments = {"origin": origin, "destination": "Tokyo", "date": "11 December", "seat": seat,
+                     "cabin": "economy", "airline": ""}
+        return ScriptedModel([{"tool": "search_flights", "arguments": arguments}, "NH831, 830 AUD.",
+                              "An aisle seat."])
+
+    assert (await run_one("memory_fills_the_search", search("aisle"))).passed
+    window = await run_one("memory_fills_the_search", search("window"))
+    assert any("no search_flights call with" in f and '"seat": "window"' in f for f in window.failures)
+    elsewhere = await run_one("memory_fills_the_search", search("aisle", origin="Perth"))
+    assert not elsewhere.passed

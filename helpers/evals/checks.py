@@ -145,6 +145,36 @@ def _check_refused(out: SessionOutcome, at_least: int) -> list[str]:
     ]
 
 
+def tool_calls(out: SessionOutcome) -> list[tuple[str, dict[str, Any]]]:
+    """Every tool call of the session, in order (each reached a later model call's input)."""
+    calls: dict[str, tuple[str, dict[str, Any]]] = {}
+    for items in out.inputs:
+        for item in items:
+            if isinstance(item, dict) and item.get("type") == "function_call":
+                try:
+                    arguments = json.loads(item.get("arguments") or "{}")
+                except json.JSONDecodeError:
+                    arguments = {}
+                calls[str(item.get("call_id"))] = (str(item.get("name")), arguments)
+    return list(calls.values())
+
+
+def _check_call_arguments(out: SessionOutcome, wanted: list[dict[str, Any]]) -> list[str]:
+    """A call to each named tool whose arguments carry the expected values (memory filled them)."""
+    problems = []
+    for want in wanted:
+        calls = [a for name, a in tool_calls(out) if name == want["tool"]]
+
+        def carries(arguments: dict[str, Any], key: str, value: str | list[str]) -> bool:
+            got = json.dumps(arguments.get(key, ""), ensure_ascii=False)
+            return any(_has(got, v) for v in ([value] if isinstance(value, str) else value))
+
+        if not any(all(carries(a, k, v) for k, v in want["arguments"].items()) for a in calls):
+            seen = "; ".join(json.dumps(a, ensure_ascii=False) for a in calls) or "no call"
+            problems.append(f"no {want['tool']} call with {json.dumps(want['arguments'])} ({seen})")
+    return problems
+
+
 def _writes(out: SessionOutcome) -> int:
     return len(out.captured)
 
@@ -166,6 +196,7 @@ CHECKS: dict[str, Callable[[SessionOutcome, Any], list[str]]] = {
         "the tool outputs the model saw", lambda o: "\n".join(o.tool_outputs), True
     ),
     "refused_writes": _check_refused,
+    "call_arguments": _check_call_arguments,
     "max_writes": lambda o, n: (
         [] if _writes(o) <= n else [f"{_writes(o)} notes written (expected at most {n})"]
     ),

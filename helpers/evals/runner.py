@@ -11,6 +11,7 @@ from agents import ModelSettings
 from agents.models.interface import Model
 
 from helpers.budget import TokenCounter, count_tokens
+from helpers.catalogue import TRAVEL_TOOLS
 from helpers.evals.agents import ReplayModel
 from helpers.evals.guards import RunOptions
 from helpers.evals.scenarios import Scenario, SessionSpec, scenario_tool
@@ -135,6 +136,8 @@ async def run_scenario(
     out = Outcome(scenario, seeded_ids={n.id for n in scenario.notes})
     tenant_of = (lambda tenant: tenant) if options.tenant_keyed else (lambda tenant: SHARED_TENANT)
     tools = [scenario_tool(k, v) for k, v in scenario.data.get("tools", {}).items()]
+    if scenario.data.get("catalogue"):
+        tools += TRAVEL_TOOLS
     max_chars = scenario.data.get("max_tool_output_chars", DEFAULT_MAX_TOOL_OUTPUT_CHARS)
     # Short answers keep the suite fast; the checks are about memory, not prose.
     settings = ModelSettings(

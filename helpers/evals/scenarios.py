@@ -47,6 +47,24 @@ CHECK_SCHEMA = {
         "tool_outputs_within": {"type": "integer", "minimum": 100},
         "tool_output_mentions": _STRINGS,
         "refused_writes": {"type": "integer", "minimum": 1},
+        # A call to `tool` whose arguments hold each value (any of a list), as whole words.
+        "call_arguments": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["tool", "arguments"],
+                "additionalProperties": False,
+                "properties": {
+                    "tool": {"type": "string"},
+                    "arguments": {
+                        "type": "object",
+                        "additionalProperties": {
+                            "anyOf": [{"type": "string"}, {**_STRINGS, "minItems": 1}]
+                        },
+                    },
+                },
+            },
+        },
         "max_writes": {"type": "integer", "minimum": 0},
     },
 }
@@ -105,6 +123,8 @@ SCENARIO_SCHEMA = {
                 },
             },
         },
+        # The concierge's searches over the offered catalogue (helpers.catalogue), beside `tools`.
+        "catalogue": {"type": "boolean"},
         "tool_choice": {"enum": ["auto", "required"]},
         "max_tool_output_chars": {"type": "integer", "minimum": 100},
         "consolidate": {"enum": ["rules", "model"]},
