@@ -89,8 +89,14 @@ def test_each_call_of_a_turn_extends_the_previous_prompt_with_the_tools_first():
     result, fake = run([call("Is vegetarian"), "Noted."])
     first, second = fake.history[0].prompt, fake.history[1].prompt
     assert second.startswith(first.removesuffix("<|im_start|>assistant\n"))
+    assert llm.TURN_NUDGE not in first  # a call was possible: no line asks for the answer
     # Tools (stable) come before the system message (memory, which changes during a session).
     assert first.index("# Tools") < first.index("Be brief.")
+
+
+def test_a_turn_that_can_only_answer_ends_with_one_line_asking_for_it():
+    result, fake = capture_run(["[]", "Hello! Where to?"], message="Hi there")
+    assert fake.history[1].prompt.endswith(f"{llm.TURN_NUDGE}<|im_end|>\n<|im_start|>assistant\n")
 
 
 def test_cached_prompt_tokens_reach_the_sdk_usage():
