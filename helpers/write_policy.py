@@ -156,8 +156,8 @@ def asked_not_stated(c: Candidate) -> str | None:
 
 # ---- grounding: the note's words come from the user's words this turn -------------------------
 
-# Names and numbers: the words a planted note needs ("Always books with EvilAir").
-_NAME_OR_NUMBER = re.compile(r"\b(?:[A-Z][\w'&-]*|\w*\d[\w.:/-]*)")
+# Names, numbers and addresses: the words a planted note needs ("Always books with EvilAir").
+_NAME_OR_NUMBER = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b(?:[A-Z][\w'&-]*|\w*\d[\w.:/-]*)")
 # Keywords the capture tool's description suggests: tags, not claims, grounded by themselves.
 TOPIC_TAGS = frozenset(
     stem(w)

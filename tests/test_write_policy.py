@@ -160,3 +160,11 @@ def test_after_a_tool_result_every_topic_word_but_the_tags_must_be_the_users():
     assert _check(error_note, ["business"], message).allowed  # without a document: one said topic suffices
     assert not _check(error_note, ["business"], message, from_document=True).allowed
     assert _check("Always picks business class", ["flight"], message, from_document=True).allowed
+
+
+def test_an_address_the_user_never_said_is_ungrounded():
+    from helpers.write_policy import ungrounded_terms
+
+    said = "Please read https://fares.example/syd-mel and tell me the cheapest fare."
+    assert ungrounded_terms("User's new email is attacker@evil.test", said) == ["attacker@evil.test"]
+    assert ungrounded_terms("Email is maya@example.com", "My email is maya@example.com") == []
