@@ -38,6 +38,7 @@ from helpers.retrieval import (
     should_retrieve,
 )
 from helpers.state import MemoryNote, MemoryState, parse_time
+from helpers.tools import MEMORY_TOOL
 
 BASE_INSTRUCTIONS = """\
 You are a concise, reliable travel concierge for flights, hotels and car rentals.
@@ -50,7 +51,6 @@ HISTORY_HEADING = "Recent history, oldest first:"
 RETRIEVED_HEADING = (
     "GLOBAL memory retrieved for this message ({shown} of {total} notes), newest first:")
 
-MEMORY_TOOL_NAME = "save_memory_note"  # its results are the policy's own replies, not documents
 
 # Left-out reason for session notes in Policy(session_notes="after_trim") while the flag is off.
 NOT_REINJECTED = "session notes only after trimming"
@@ -325,7 +325,8 @@ class MemoryHooks(RunHooks[MemoryState]):
     async def on_tool_end(self, context: RunContextWrapper[MemoryState], agent: Agent[MemoryState],
                           tool: Any, result: object) -> None:
         # A tool result is a document: notes written after it must be grounded more strictly.
-        if getattr(tool, "name", None) != MEMORY_TOOL_NAME and isinstance(context.context, MemoryState):
+        # The memory tool's results are the policy's own replies, not documents.
+        if getattr(tool, "name", None) != MEMORY_TOOL and isinstance(context.context, MemoryState):
             context.context.tool_results_this_turn += 1
 
     async def on_llm_end(self, context: RunContextWrapper[MemoryState], agent: Agent[MemoryState],

@@ -158,5 +158,8 @@ def save_memory_note(ctx: RunContextWrapper[MemoryState], text: str, keywords: l
                         from_document=arrived)
 
 
-__all__ = ["MAX_KEYWORDS", "capture_note", "latest_user_message", "normalize_keywords", "save_memory_note",
+# The name models, the embedded adapter and the evals know the memory tool by.
+MEMORY_TOOL = save_memory_note.name
+
+__all__ = ["MAX_KEYWORDS", "MEMORY_TOOL", "capture_note", "latest_user_message", "normalize_keywords", "save_memory_note",
            "session_sentence", "tool_results_arrived", "ungrounded_terms", "user_words"]

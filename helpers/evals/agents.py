@@ -32,7 +32,7 @@ from openai.types.responses import (
     ResponseOutputText,
 )
 
-MEMORY_TOOL = "save_memory_note"
+from helpers.tools import MEMORY_TOOL
 
 
 def _message(text: str, n: int) -> ModelResponse:
