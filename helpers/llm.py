@@ -701,6 +701,15 @@ def _text_of(content: Any) -> str:
     return "\n".join(part.get("text", "") for part in content or [] if isinstance(part, dict))
 
 
+def trailing_results(messages: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+    """(the assistant message that made the calls, their results) when `messages` end with tool
+    results; None otherwise."""
+    results = list(itertools.takewhile(lambda m: m.get("role") == "tool", reversed(messages)))[::-1]
+    if not results or len(results) == len(messages):
+        return None
+    return messages[-len(results) - 1], results
+
+
 def capture_stage(messages: list[dict[str, Any]], memory_tool: str) -> tuple[str, list[tuple[str, str]]] | None:
     """When `LocalModel` asks the capture question: (the user's message, tool results to show).
 
@@ -714,11 +723,10 @@ def capture_stage(messages: list[dict[str, Any]], memory_tool: str) -> tuple[str
     said, turn = _text_of(messages[last_user].get("content")), messages[last_user + 1:]
     if not turn:
         return said, []
-    results = list(itertools.takewhile(lambda m: m.get("role") == "tool", reversed(turn)))[::-1]
-    if not results or len(results) == len(turn):
+    if (last := trailing_results(turn)) is None:
         return None
-    names = {c.get("id"): c.get("function", {}).get("name", "a tool")
-             for c in turn[-len(results) - 1].get("tool_calls") or []}
+    caller, results = last
+    names = {c.get("id"): c.get("function", {}).get("name", "a tool") for c in caller.get("tool_calls") or []}
     read = [(names.get(m.get("tool_call_id"), "a tool"), _text_of(m.get("content"))) for m in results
             if names.get(m.get("tool_call_id")) != memory_tool]
     return (said, read) if read else None
@@ -865,8 +873,9 @@ class LocalModel(Model):
         # Memory first: the capture question, at a turn's first call and after a tool result.
         capturing = (self.capture is not None and self.memory_tool in schemas and schema is None
                      and choice != "none")
+        stage = capture_stage(messages, self.memory_tool)
         saves: list[tuple[str, dict[str, Any]]] = []
-        if capturing and room > 0 and (stage := capture_stage(messages, self.memory_tool)) is not None:
+        if capturing and room > 0 and stage is not None:
             saves, record = self._ask_capture(*stage, schemas[self.memory_tool], made, room, options)
             usage.add(_usage(record))
             made = made + [call_key(name, arguments) for name, arguments in saves]
@@ -886,7 +895,6 @@ class LocalModel(Model):
         # The tools stay in the prompt even when only the answer is allowed: the prefix is shared.
         # Then one line asks for the answer (a small coder model otherwise explains how to call a
         # tool): after another tool's result, and at a turn's start when no call is possible.
-        stage = capture_stage(messages, self.memory_tool)
         line = None
         if schema is None and allow_answer and stage is not None:
             line = self.answer_nudge if stage[1] else None if allow_calls else self.turn_nudge
@@ -950,9 +958,10 @@ class LocalModel(Model):
         if held is None:
             return None
         ids, text = held
-        results = list(itertools.takewhile(lambda m: m.get("role") == "tool", reversed(messages)))
-        before = messages[-len(results) - 1] if results and len(results) < len(messages) else {}
-        asked = {c.get("id") for c in before.get("tool_calls") or []}
+        if (last := trailing_results(messages)) is None:
+            return None
+        caller, results = last
+        asked = {c.get("id") for c in caller.get("tool_calls") or []}
         return text if asked == ids and {m.get("tool_call_id") for m in results} == ids else None
 
     def _ask_capture(self, said: str, read: list[tuple[str, str]], parameters: dict[str, Any] | None,

@@ -161,14 +161,13 @@ def tool_calls(out: SessionOutcome) -> list[tuple[str, dict[str, Any]]]:
 
 def _check_call_arguments(out: SessionOutcome, wanted: list[dict[str, Any]]) -> list[str]:
     """A call to each named tool whose arguments carry the expected values (memory filled them)."""
-    problems = []
+    def carries(arguments: dict[str, Any], key: str, value: str | list[str]) -> bool:
+        got = json.dumps(arguments.get(key, ""), ensure_ascii=False)
+        return any(_has(got, v) for v in ([value] if isinstance(value, str) else value))
+
+    made, problems = tool_calls(out), []
     for want in wanted:
-        calls = [a for name, a in tool_calls(out) if name == want["tool"]]
-
-        def carries(arguments: dict[str, Any], key: str, value: str | list[str]) -> bool:
-            got = json.dumps(arguments.get(key, ""), ensure_ascii=False)
-            return any(_has(got, v) for v in ([value] if isinstance(value, str) else value))
-
+        calls = [a for name, a in made if name == want["tool"]]
         if not any(all(carries(a, k, v) for k, v in want["arguments"].items()) for a in calls):
             seen = "; ".join(json.dumps(a, ensure_ascii=False) for a in calls) or "no call"
             problems.append(f"no {want['tool']} call with {json.dumps(want['arguments'])} ({seen})")
