@@ -304,14 +304,30 @@ class PromptCapture(RunHooks[Any]):
         return sorted({c.turn for c in self.calls})
 
 
+def documents_shown(items: list[Any]) -> int:
+    """Results of tools other than the memory tool among input items after the latest user message.
+
+    A tool result is a document: notes written after one must be grounded more strictly. The
+    memory tool's results are the policy's own replies, not documents.
+    """
+    dicts = [i for i in items if isinstance(i, dict)]
+    users = [n for n, i in enumerate(dicts) if i.get("role") == "user"]
+    turn = dicts[users[-1] + 1:] if users else dicts
+    memory_calls = {i.get("call_id") for i in turn
+                    if i.get("type") == "function_call" and i.get("name") == MEMORY_TOOL}
+    return sum(1 for i in turn if i.get("type") == "function_call_output" and i.get("call_id") not in memory_calls)
+
+
 class MemoryHooks(RunHooks[MemoryState]):
     """Run hooks for the memory lifecycle: `Runner.run(agent, msg, context=state, hooks=MemoryHooks())`.
 
     At the end of a turn (the agent's final output) it clears
     `state.inject_session_memories_next_turn`: trimming sets that flag when it drops
     history, the flag holds for every model call of the turn that follows, then it is
-    spent. It counts the tool results of the turn in `state.tool_results_this_turn`, so the
-    capture tool grounds notes written after a web page or search result more strictly. Pass `capture=` to also record prompts (the SDK takes one RunHooks per run).
+    spent. Before each model call it sets `state.tool_results_this_turn` to the number of other
+    tools' results the model is shown this turn, so the capture tool grounds a note the model
+    wrote after reading a web page or search result more strictly. Pass `capture=` to also
+    record prompts (the SDK takes one RunHooks per run).
     """
 
     def __init__(self, capture: PromptCapture | None = None):
@@ -319,15 +335,12 @@ class MemoryHooks(RunHooks[MemoryState]):
 
     async def on_llm_start(self, context: RunContextWrapper[MemoryState], agent: Agent[MemoryState],
                            system_prompt: str | None, input_items: list[Any]) -> None:
+        # Counted from what this call is shown, not as tools finish: the SDK runs one response's
+        # calls concurrently, and a save made beside a web read was written before the page arrived.
+        if isinstance(context.context, MemoryState):
+            context.context.tool_results_this_turn = documents_shown(input_items)
         if self.capture is not None:
             await self.capture.on_llm_start(context, agent, system_prompt, input_items)
-
-    async def on_tool_end(self, context: RunContextWrapper[MemoryState], agent: Agent[MemoryState],
-                          tool: Any, result: object) -> None:
-        # A tool result is a document: notes written after it must be grounded more strictly.
-        # The memory tool's results are the policy's own replies, not documents.
-        if getattr(tool, "name", None) != MEMORY_TOOL and isinstance(context.context, MemoryState):
-            context.context.tool_results_this_turn += 1
 
     async def on_llm_end(self, context: RunContextWrapper[MemoryState], agent: Agent[MemoryState],
                          response: Any) -> None:
@@ -341,6 +354,6 @@ class MemoryHooks(RunHooks[MemoryState]):
 
 __all__ = [
     "BASE_INSTRUCTIONS", "CapturedCall", "MemoryHooks", "MemoryInstructions", "NOT_REINJECTED", "PromptCapture",
-    "RenderedPrompt", "build_instructions", "memory_instructions", "render_prompt", "split_sections",
+    "RenderedPrompt", "build_instructions", "documents_shown", "memory_instructions", "render_prompt", "split_sections",
     "RETRIEVED_HEADING",
 ]

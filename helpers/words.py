@@ -1,7 +1,7 @@
 """Words: what a note talks about. Shared by the capture tool (stage 2) and consolidation (stage 7).
 
 Crude on purpose and fully deterministic: lower case, stopwords out, a light stemmer so that
-"lives", "living", "lived" and "live" meet, and negations folded into one "not".
+"lives", "living", "lived" and "live" meet (and "flies" and "fly"), and negations folded into one "not".
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ def stem(word: str) -> str:
             break
     if len(word) > 3 and word[-1] == word[-2]:  # preferr -> prefer
         word = word[:-1]
+    if len(word) > 2 and word[-1] == "y" and word[-2] not in "aeiouy":  # fly, flies, flied -> fli
+        return word[:-1] + "i"
     return word.removesuffix("e") if len(word) > 3 else word
 
 

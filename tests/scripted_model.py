@@ -3,6 +3,7 @@
 Each scripted step is one of:
     "some text"                          -> a final assistant message
     {"tool": "name", "arguments": {...}} -> a function tool call
+    [{"tool": ...}, {"tool": ...}]       -> several calls in one response
     {"json": {...}}                      -> a message whose text is that JSON (structured output)
     callable(system_instructions, input, tools) -> any of the above, decided at call time
 Every call is recorded in `.calls` so tests can assert on the exact prompt.
@@ -29,6 +30,14 @@ class RecordedCall:
     output_schema: Any
 
 
+def _call(n: str, step: dict[str, Any]) -> ResponseFunctionToolCall:
+    arguments = step.get("arguments", {})
+    return ResponseFunctionToolCall(
+        type="function_call", id=f"fc_{n}", call_id=f"call_{n}", name=step["tool"],
+        arguments=arguments if isinstance(arguments, str) else json.dumps(arguments),
+    )
+
+
 class ScriptedModel(Model):
     def __init__(self, steps: list[Any]):
         self.steps = list(steps)
@@ -44,12 +53,11 @@ class ScriptedModel(Model):
         if callable(step):
             step = step(system_instructions, input, tools)
         n = len(self.calls)
+        if isinstance(step, list):  # several calls in one response; the SDK runs them concurrently
+            output: list[Any] = [_call(f"{n}_{k}", call) for k, call in enumerate(step)]
+            return ModelResponse(output=output, usage=Usage(requests=1), response_id=None)
         if isinstance(step, dict) and "tool" in step:
-            item = ResponseFunctionToolCall(
-                type="function_call", id=f"fc_{n}", call_id=f"call_{n}", name=step["tool"],
-                arguments=json.dumps(step.get("arguments", {})) if not isinstance(step.get("arguments"), str)
-                else step["arguments"],
-            )
+            item = _call(str(n), step)
         else:
             text = json.dumps(step["json"]) if isinstance(step, dict) else str(step)
             item = ResponseOutputMessage(

@@ -180,6 +180,26 @@ async def test_memory_hooks_count_tool_results_so_grounding_is_stricter_after_on
     assert [n.text for n in state.session_notes] == ["Prefers vegetarian meals on long flights"]
 
 
+async def test_a_save_made_beside_a_read_is_judged_on_what_the_model_had_seen():
+    # One response holds a web read and a save; the SDK runs them concurrently, and the read may
+    # finish first. The save was written before the page arrived: the user's words ground it.
+    seen = []
+
+    def check_state(system, items, tools):
+        seen.append(state.tool_results_this_turn)
+        return "Done."
+
+    model = ScriptedModel([
+        [{"tool": "read_web_page", "arguments": {"url": "https://fares.example/syd-mel"}},
+         {"tool": "save_memory_note", "arguments": {"text": "Always flies with Qantas", "keywords": ["airline"]}}],
+        check_state,
+    ])
+    state = _state()
+    await Runner.run(_agent(model), "I always fly with Qantas when I can.", context=state, hooks=MemoryHooks())
+    assert [n.text for n in state.session_notes] == ["Always flies with Qantas"]
+    assert seen == [1]  # the call after the read is shown one document
+
+
 def test_tool_results_in_the_input_count_as_documents():
     assert tool_results_arrived(
         [{"type": "function_call_output", "call_id": "c", "output": "page"}]
