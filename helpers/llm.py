@@ -701,6 +701,24 @@ def _text_of(content: Any) -> str:
     return "\n".join(part.get("text", "") for part in content or [] if isinstance(part, dict))
 
 
+_URL = re.compile(r"(?i)\b(?:https?://|www\.)[^\s\"'<>()]+")
+_ADDRESS_ARGUMENT = re.compile(r"(?i)(?:url|uri|link|href)s?$")
+_ADDRESS_PREFIX = re.compile(r"(?i)^(?:https?://)?(?:www\.)?")  # the user may leave these out
+
+
+def invented_urls(arguments: dict[str, Any], conversation: str) -> list[str]:
+    """Web addresses in a call's arguments that appear nowhere in the conversation.
+
+    A small model asked about an airline "reads" www.<airline>.com; the page it gets may say
+    anything. An address the user or a tool result gave is fine; one the model made up is not fetched.
+    """
+    given = conversation.lower()
+    found = _URL.findall(json.dumps(arguments, ensure_ascii=False))
+    found += [v.strip() for k, v in arguments.items()  # a "url" argument is an address however written
+              if isinstance(v, str) and _ADDRESS_ARGUMENT.search(k) and v.strip() and v.strip() not in found]
+    return [url for url in found if _ADDRESS_PREFIX.sub("", url).rstrip("/.,;:!?").lower() not in given]
+
+
 def trailing_results(messages: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
     """(the assistant message that made the calls, their results) when `messages` end with tool
     results; None otherwise."""
@@ -752,6 +770,11 @@ def stable_first(prompt: str, system: str) -> str:
     if not tail:
         return prompt.replace(_SYSTEM_MARK, system, 1)
     return prompt[:at] + tail + "\n\n" + system + prompt[end:]
+
+
+def _line(text: str | None) -> list[dict[str, Any]]:
+    """The one line `LocalModel` may add at the end of a prompt, as a user message."""
+    return [{"role": "user", "content": text}] if text else []
 
 
 def _usage(record: CompletionRecord) -> Usage:
@@ -860,6 +883,7 @@ class LocalModel(Model):
             return ModelResponse(output=[self._message(held)], usage=Usage(), response_id=None)
 
         made = calls_this_turn(messages)
+        conversation = "\n".join(_text_of(m.get("content")) for m in messages)
         room = self.max_calls_per_turn - len(made)
         choice = model_settings.tool_choice
         max_tokens = model_settings.max_tokens or self.max_tokens
@@ -898,8 +922,7 @@ class LocalModel(Model):
         line = None
         if schema is None and allow_answer and stage is not None:
             line = self.answer_nudge if stage[1] else None if allow_calls else self.turn_nudge
-        nudge = [{"role": "user", "content": line}] if line else []
-        prompt_text = self.render(messages + nudge, offered)
+        prompt_text = self.render(messages + _line(line), offered)
         grammar = build_grammar(callable_now, schema, allow_calls=allow_calls, allow_answer=allow_answer,
                                 max_calls=min(room, self.max_calls_per_response))
         record = self.llm.complete(prompt_text, grammar=grammar, **options)
@@ -907,7 +930,7 @@ class LocalModel(Model):
         parsed = (parse_output(record.text, schemas, answer_is_json=schema is not None) if allow_calls
                   else ParsedOutput("text", record.text.strip()))
         if parsed.kind == "calls":
-            parsed = self._drop_repeats(parsed, made, room)
+            parsed = self._usable_calls(parsed, made, room, conversation)
         if (parsed.kind == "text" and allow_calls and schema is None
                 and (named := [t["function"]["name"] for t in callable_now
                                if t["function"]["name"].replace("_", " ")
@@ -922,12 +945,16 @@ class LocalModel(Model):
             record = retry
             parsed = parse_output(retry.text, schemas)
             if parsed.kind == "calls":
-                parsed = self._drop_repeats(parsed, made, room)
+                parsed = self._usable_calls(parsed, made, room, conversation)
         if parsed.kind == "text" and schema is None and record.completion_tokens >= max_tokens:
             parsed = ParsedOutput("text", whole_sentences(parsed.text))  # cut off by the token cap
         if parsed.kind == "invalid_call":
-            # A repeat, or what the grammar should have prevented: answer instead (the prompt is cached).
+            # A repeat, a made-up address, or what the grammar should have prevented: answer
+            # instead, asked for as when no call is possible (the prompt up to the line is cached).
             self.problems.append(parsed.problem or "invalid call")
+            if schema is None and line is None:
+                line = self.answer_nudge if stage is not None and stage[1] else self.turn_nudge
+                prompt_text = self.render(messages + _line(line), offered)
             retry = self.llm.complete(prompt_text, grammar=build_grammar([], schema, allow_calls=False),
                                       **options)
             usage.add(_usage(retry))
@@ -987,17 +1014,21 @@ class LocalModel(Model):
             saves.append((self.memory_tool, arguments))
         return saves[:room], record
 
-    def _drop_repeats(self, parsed: ParsedOutput, made: list[tuple[str, str]], room: int) -> ParsedOutput:
+    def _usable_calls(self, parsed: ParsedOutput, made: list[tuple[str, str]], room: int,
+                      conversation: str) -> ParsedOutput:
+        """The calls that are new this turn and fetch no web address the model made up."""
         seen, fresh = set(made), []
         for name, arguments in parsed.calls:
             key = call_key(name, arguments)
-            if key not in seen:
+            if key in seen:
+                self.problems.append(f"a repeated call to {name} dropped")
+            elif invented := invented_urls(arguments, conversation):
+                self.problems.append(f"a call to {name} with an address no message gave ({invented[0]}) dropped")
+            else:
                 seen.add(key)
                 fresh.append((name, arguments))
-        if len(fresh) < len(parsed.calls):
-            self.problems.append(f"{len(parsed.calls) - len(fresh)} repeated call(s) dropped")
         if not fresh:
-            return ParsedOutput("invalid_call", parsed.text, problem="only repeated calls")
+            return ParsedOutput("invalid_call", parsed.text, problem="no usable call")
         return ParsedOutput("calls", parsed.text, calls=fresh[:room])
 
     def stream_response(self, *args, **kwargs) -> AsyncIterator[Any]:
