@@ -22,7 +22,6 @@ import argparse
 import asyncio
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -35,6 +34,7 @@ from helpers.concierge import make_concierge, run_turn
 from helpers.notebook import COURSE_NOW
 from helpers.paths import data_dir
 from helpers.state import load_example_state
+from helpers.words import repeats_message
 
 SESSION = [  # one tool call per turn is the expected shape: a search filled from memory, or a save
     "Find me a flight to Tokyo next Friday.",  # origin and seat come from memory (SYD, aisle)
@@ -43,21 +43,6 @@ SESSION = [  # one tool call per turn is the expected shape: a search filled fro
     "I like hotels with a gym.",  # a save
 ]
 CACHE_OFF_TURNS = 2  # every cache-off call prefills the whole prompt (~40 s on 2 cores): a sample
-REFUSAL = re.compile(r"\b(i'?m sorry|i am sorry|can(?:'|no)t (?:assist|help)|unable to (?:assist|help)|"
-                     r"as an ai)\b", re.I)
-
-
-def words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9']+", text.lower())
-
-
-def is_echo(answer: str, message: str, n: int = 6) -> bool:
-    """The answer repeats a run of `n` words of the user's message (or is the message)."""
-    said = words(message)
-    grams = {tuple(said[i:i + n]) for i in range(len(said) - n + 1)}
-    got = words(answer)
-    return got == said or any(tuple(got[i:i + n]) in grams for i in range(len(got) - n + 1))
-
 
 def fresh_state():
     state = load_example_state()
@@ -129,8 +114,8 @@ def capture_recall(engine: llm.EmbeddedLLM, cases: list[dict[str, Any]]) -> dict
             else:
                 misses.append(fact["fact"])
         lasting_one_offs += sum("global" in captured(f, turn["notes"]) for f in case["one_offs"])
-        refusals += bool(REFUSAL.search(turn["answer"]))
-        echoes += is_echo(turn["answer"], case["message"])
+        refusals += bool(llm.REFUSAL.search(turn["answer"]))
+        echoes += repeats_message(turn["answer"], case["message"])
         errors += turn["error"] is not None
     n = len(cases)
     return {"recall": got / stated, "stated": stated, "captured": got, "one_offs_lasting": lasting_one_offs,

@@ -47,9 +47,17 @@ def content_words(text: str) -> tuple[set[str], set[str]]:
     return words, numbers
 
 
+def repeats_message(answer: str, message: str, n: int = 6) -> bool:
+    """The answer repeats a run of `n` words of the user's message (or is the message): an echo."""
+    said = re.findall(r"[a-z0-9']+", message.lower())
+    got = re.findall(r"[a-z0-9']+", answer.lower())
+    runs = {tuple(said[i:i + n]) for i in range(len(said) - n + 1)}
+    return got == said or any(tuple(got[i:i + n]) in runs for i in range(len(got) - n + 1))
+
+
 def topic_words(text: str) -> set[str]:
     """The content stems that say what a text is about: "Prefers window seats" -> {"window", "seat"}."""
     return content_words(text)[0] - NOT_A_TOPIC
 
 
-__all__ = ["NEGATIONS", "NOT_A_TOPIC", "STOPWORDS", "TOKEN", "content_words", "stem", "topic_words"]
+__all__ = ["NEGATIONS", "NOT_A_TOPIC", "STOPWORDS", "TOKEN", "content_words", "repeats_message", "stem", "topic_words"]

@@ -575,3 +575,33 @@ def test_a_repeated_or_invalid_capture_note_is_not_called():
 
 def test_the_answer_grammar_forbids_code_and_tool_names():
     assert "answer: /[^{<`_\\s][^`_]*/" in build_grammar([], None)
+
+
+def test_an_answer_that_repeats_the_message_is_asked_for_once_more():
+    result, fake = capture_run(["[]", "I'm vegetarian.", "Noted: vegetarian meals from now on."])
+    assert result.final_output == "Noted: vegetarian meals from now on."
+    assert fake.history[2].prompt.endswith(f"{llm.ECHO_NUDGE}<|im_end|>\n<|im_start|>assistant\n")
+    assert result.last_agent.model.problems == ["the answer repeated the user's message; asked again"]
+
+
+def test_a_stock_refusal_when_a_tool_could_act_is_asked_for_as_a_call():
+    pages_read.clear()
+    read = json.dumps({"name": "read_web_page", "arguments": {"url": "https://deals.example/perth"}})
+    outputs = ["[]", "I'm sorry, but I can't assist with that.", read, "[]", "The cheapest fare is 129 AUD."]
+    result, fake = capture_run(outputs, message="Please read deals.example/perth and tell me the cheapest fare.",
+                               tools=(save_memory_note, read_web_page))
+    assert pages_read == ["https://deals.example/perth"]
+    assert result.final_output == "The cheapest fare is 129 AUD."
+    assert "start: calls\n" in fake.history[2].grammar  # the retry may only call
+
+
+@pytest.mark.parametrize("answer, why", [
+    ("I will read the deals.example/perth page and tell you the fare.", "promised what read_web_page does"),
+    ("I'm sorry, but I can't assist with that.", "refused while a tool could act"),
+    ("Call read_web_page with the address.", "described a call to read_web_page"),
+    ("I will remember that you fly with Qantas.", None),
+    ("The cheapest fare is 129 AUD.", None),
+])
+def test_a_prose_answer_that_is_a_call_not_made(answer, why):
+    found = llm.unmade_call(answer, ["read_web_page"])
+    assert (found is None) if why is None else (found is not None and why in found)

@@ -22,6 +22,7 @@ from helpers.evals.agents import MEMORY_TOOL
 from helpers.evals.runner import Outcome, SessionOutcome
 from helpers.state import MemoryNote, parse_time
 from helpers.trimming import truncate_tool_output
+from helpers.words import repeats_message
 
 TRUNCATION_MARKER = "[... truncated"
 assert TRUNCATION_MARKER in truncate_tool_output("x" * 200, 100)  # the marker the library writes
@@ -241,7 +242,7 @@ def echoes(out: SessionOutcome) -> list[str]:
     """Answers that repeat the user's message or the prompt instead of answering (should)."""
     problems = []
     for turn, (message, answer) in enumerate(zip(out.spec.turns, out.answers), start=1):
-        if " ".join(answer.split()).casefold() == " ".join(message.split()).casefold():
+        if repeats_message(answer, message):
             problems.append(f"the answer to turn {turn} repeats the user's message")
         elif any(marker in answer for marker in _PROMPT_MARKERS):
             problems.append(f"the answer to turn {turn} repeats the prompt")
