@@ -183,6 +183,13 @@ def test_hotels_respect_the_budget_and_every_feature_best_rated_first():
     assert none.startswith("No hotels in Melbourne under 100 AUD") and "cost" in none
 
 
+def test_a_hotel_wish_the_catalogue_cannot_check_is_set_aside_and_said():
+    text = hotel_results("Tokyo", 250, ["beach", "gym"])
+    first, rest = text.split("\n", 1)
+    assert "'beach'" in first and "searched without it" in first
+    assert rest == hotel_results("Tokyo", 250, ["gym"])  # the search the known wishes make
+
+
 def test_restaurants_serve_the_diet():
     rows = find_restaurants("Melbourne", "vegetarian")
     assert rows and all("vegetarian" in r["diets"].split(";") for r in rows)

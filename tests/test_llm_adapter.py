@@ -605,3 +605,20 @@ def test_a_stock_refusal_when_a_tool_could_act_is_asked_for_as_a_call():
 def test_a_prose_answer_that_is_a_call_not_made(answer, why):
     found = llm.unmade_call(answer, ["read_web_page"])
     assert (found is None) if why is None else (found is not None and why in found)
+
+
+@function_tool
+def search_things(city: str) -> str:
+    """Search the catalogue."""
+    return "3 things in Perth."
+
+
+def test_no_capture_question_after_a_catalogue_search_but_the_answer_line_stays():
+    find = json.dumps({"name": "search_things", "arguments": {"city": "Perth"}})
+    for data_tools, asked_after in ((frozenset({"search_things"}), []), (frozenset(), ["[]"])):
+        fake = FakeLLM(["[]", find, *asked_after, "Three things in Perth."])
+        agent = Agent(name="t", instructions="Be brief.", model=LocalModel(fake, data_tools=data_tools),
+                      tools=[save_memory_note, search_things])
+        result = Runner.run_sync(agent, "Find things in Perth.")
+        assert result.final_output == "Three things in Perth." and not fake.outputs  # every completion used
+        assert llm.ANSWER_NUDGE in fake.history[-1].prompt
