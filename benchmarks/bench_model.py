@@ -2,6 +2,7 @@
 
     python benchmarks/bench_model.py                 (run it alone: other processes on the cores skew it)
     python benchmarks/bench_model.py --models qwen2.5-coder-1.5b --limit 10
+    python benchmarks/bench_model.py --start 14 --no-repro   (held-out capture messages only)
 
 For each model (1.5B, and 0.5B when its packages are installed):
 - load time, prompt and generation speed;
@@ -214,13 +215,17 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--models", nargs="*", default=["qwen2.5-coder-1.5b", "qwen2.5-coder-0.5b"])
     parser.add_argument("--limit", type=int, default=None, help="capture messages to run (default: all)")
+    parser.add_argument("--start", type=int, default=0,
+                        help="skip the first capture messages (e.g. 14: those read while the capture question "
+                             "was written, so the recall is held-out)")
     parser.add_argument("--no-repro", action="store_true")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--json", default=None, help="also write the raw results here")
     args = parser.parse_args()
     if args.child:
         return child(args.child, args.limit or 3)
-    cases = json.loads((data_dir() / "capture_recall.json").read_text())["messages"][:args.limit]
+    cases = json.loads((data_dir() / "capture_recall.json").read_text())["messages"][args.start:]
+    cases = cases[:args.limit]
     rows = {}
     for model in args.models:
         try:
@@ -232,7 +237,7 @@ def main() -> None:
         print(f"{model}: done; misses: {rows[model]['capture']['misses']}", flush=True)
         if args.json:
             Path(args.json).write_text(json.dumps(rows, indent=1, default=str))
-    print(f"\n{len(cases)} capture messages\n" + table(rows))
+    print(f"\n{len(cases)} capture messages (from message {args.start + 1})\n" + table(rows))
     for model, row in rows.items():
         for mode in ("cache_off", "cache_on"):
             print(f"{model} {mode}: cached/prompt tokens per call, per turn: {row[mode]['per_call']}")
