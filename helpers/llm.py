@@ -832,14 +832,16 @@ class LocalModel(Model):
 
     Memory: with `capture` (the default), the memory tool is not in the agent's grammar; before a
     turn's first call and after another tool's result (not after `data_tools`, the catalogue's
-    searches), the model answers the capture question (`CaptureQuestion`), and each fact it lists goes out as a `memory_tool` call for the SDK to run
-    and the write policy to check. If the same step also wrote the answer, the saves go first and
-    the answer is returned, without another completion, when the SDK asks again. `capture=None`:
-    the model calls the memory tool itself. `turn_nudge` / `answer_nudge`: the one line added at
-    the end of the prompt when the model may only answer, or has just read a tool result;
-    `echo_nudge`: the line that asks once more for an answer that repeated the user's message. A
-    stock refusal, when a tool could act, is asked for as a call; a call that fetches a web
-    address no message gave is dropped.
+    searches), the model answers the capture question (`CaptureQuestion`), and each fact it lists
+    goes out as a `memory_tool` call for the SDK to run and the write policy to check. If the same
+    step also wrote the answer, the saves go first and the answer is returned, without another
+    completion, when the SDK asks again. `capture=None`: the model calls the memory tool itself.
+
+    Answers: `turn_nudge` / `answer_nudge` are the one line added at the end of the prompt when the
+    model may only answer, or has just read a tool result; `echo_nudge` asks once more for an
+    answer that repeated the user's message. A stock refusal or a promise to do what a tool does,
+    when a tool could act, is asked for as the call; a call that fetches a web address no message
+    gave is dropped.
     """
 
     def __init__(self, llm: EmbeddedLLM | None = None, *, name: str = "embedded",

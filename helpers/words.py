@@ -47,12 +47,16 @@ def content_words(text: str) -> tuple[set[str], set[str]]:
     return words, numbers
 
 
-def repeats_message(answer: str, message: str, n: int = 6) -> bool:
-    """The answer repeats a run of `n` words of the user's message (or is the message): an echo."""
+def repeats_message(answer: str, message: str, n: int = 4, share: float = 0.5) -> bool:
+    """An echo: at least `share` of the answer's words sit in runs of `n` or more words of the
+    user's message (or the answer is the message). Quoting a city pair while answering is not one."""
     said = re.findall(r"[a-z0-9']+", message.lower())
     got = re.findall(r"[a-z0-9']+", answer.lower())
+    if not got or got == said:
+        return bool(got)
     runs = {tuple(said[i:i + n]) for i in range(len(said) - n + 1)}
-    return got == said or any(tuple(got[i:i + n]) in runs for i in range(len(got) - n + 1))
+    covered = {k for i in range(len(got) - n + 1) if tuple(got[i:i + n]) in runs for k in range(i, i + n)}
+    return len(covered) >= share * len(got)
 
 
 def topic_words(text: str) -> set[str]:

@@ -607,12 +607,6 @@ def test_a_prose_answer_that_is_a_call_not_made(answer, why):
     assert (found is None) if why is None else (found is not None and why in found)
 
 
-@function_tool
-def search_things(city: str) -> str:
-    """Search the catalogue."""
-    return "3 things in Perth."
-
-
 def test_no_capture_question_after_a_catalogue_search_but_the_answer_line_stays():
     find = json.dumps({"name": "search_things", "arguments": {"city": "Perth"}})
     for data_tools, asked_after in ((frozenset({"search_things"}), []), (frozenset(), ["[]"])):

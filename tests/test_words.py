@@ -2,7 +2,7 @@
 
 import pytest
 
-from helpers.words import stem, topic_words
+from helpers.words import repeats_message, stem, topic_words
 
 
 @pytest.mark.parametrize("forms", [
@@ -24,3 +24,18 @@ def test_different_words_stay_apart(a, b):
 
 def test_a_note_and_the_message_it_came_from_share_their_topic():
     assert topic_words("Always flies with Qantas") <= topic_words("I always fly with Qantas when I can.")
+
+
+@pytest.mark.parametrize("answer, message, echo", [
+    ("I've moved to Melbourne; it's my home city from now on.",
+     "I've moved to Melbourne; it's my home city from now on.", True),
+    ("You said you always fly with Qantas when you can, noted.", "I always fly with Qantas when I can.", False),
+    ("I always fly with Qantas when I can.", "I always fly with Qantas when I can.", True),
+    ("Hi there", "Hi there", True),
+    ("3 flights from Sydney to Melbourne next Friday, cheapest first: JQ476 at 120 AUD with 4 aisle seats left.",
+     "Find me flights from Sydney to Melbourne next Friday.", False),
+    ("Flights from Sydney to Melbourne next Friday.", "Find me flights from Sydney to Melbourne next Friday.", True),
+    ("", "Hello", False),
+])
+def test_an_echo_is_an_answer_made_mostly_of_the_message(answer, message, echo):
+    assert repeats_message(answer, message) is echo
