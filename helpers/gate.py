@@ -372,7 +372,9 @@ _secret_patterns = _any(
     rf"(?<!\S)\S{{3,40}} (?:is|as) (?:my|her|his|their|the|our) (?:\w+ )?{_SECRET_WORD}\b",
     rf"(?<![\w-]){_SECRET_WORD}(?![\w-])\s+(?:for|to|of|on)\s+[^\n]{{0,30}}?\s(?:is|:|=|-)\s*"
     r"\S*[\d!@#$%^&*]\S*",
-    r"\bcode (?:to|for|of) (?:my|her|his|the|our|their) (?:\w+ )?(?:door|house|home|gate|garage|"
+    # "code to unlock her phone": a verb may sit between the code and what it opens.
+    r"\bcode (?:to|for|of) (?:\w+ ){0,2}?(?:my|her|his|the|our|their) (?:\w+ )?(?:door|house|home|"
+    r"gate|garage|"
     r"safe|alarm|"
     r"locker|lock|building|apartment|flat|phone|account|card|bank|car)\b[^\n\d]{0,12}\d{3,8}",
     r"\b(?:login|logon|pass|credentials?|user(?:name)?/password)\s*[:=]\s*\S{3,}",
@@ -636,8 +638,13 @@ _account_number = _any(
     + _ID_VALUE,
     # "Velocity member 1234 567 890": the digits may come in groups, as printed on the card.
     rf"\b{_LOYALTY_PROGRAMS}\s*(?:is|:)?\s*\d(?:[ -]?\d){{5,}}",
-    r"\b(?:account|acct\.?|a/c)\s*(?:number|no\.?|#|num)?\s*(?:is|was|:|=)?\s*" + _ID_VALUE,
-    r"\b(?:bsb|routing number|sort code|swift|bic)\b\s*(?:is|:)?\s*[A-Z0-9-]{4,}",
+    # Account labels in other languages and abbreviated ("acc no", "Kontonummer", "numero de cuenta").
+    r"\b(?:account|acct\.?|acc\.?|a/c|kontonummer|konto(?:-?nr\.?)?|rekeningnummer|rekening|"
+    r"numero de (?:compte|cuenta|conta)|numero di conto|n(?:o|um)\.? de (?:compte|cuenta))"
+    r"\s*(?:number|no\.?|nr\.?|#|num)?\s*(?:is|was|ist|est|es|:|=)?\s*" + _ID_VALUE,
+    # Bank and branch codes: UK sort code, AU BSB, US routing/ABA, DE BLZ, IN IFSC, FR RIB, MX CLABE.
+    r"\b(?:bsb|routing number|sort code|swift|bic|blz|aba(?: number)?|ifsc|rib|clabe|"
+    r"bankleitzahl|transit number)\b\s*(?:is|:)?\s*[A-Z0-9-]{4,}",
     # Crypto wallets: Bitcoin (legacy and bech32), Ethereum.
     r"\b(?:bc1[a-z0-9]{25,59}|[13][a-km-zA-HJ-NP-Z1-9]{25,34})\b|\b0x[a-fA-F0-9]{40}\b",
     r"(?<![\d.,])\d{9,}(?![\d.,])",  # a long bare number: an account or ID, never a preference
@@ -1065,6 +1072,11 @@ _injection_patterns = _any(
     r"regardless of)\s+(?:your|the (?:system|assistant|model|developer|ai|concierge)(?:'s)?)\s+"
     r"(?:own\s+)?(?:instructions|rules|system prompt|prompt|guidelines|directives|programming|"
     r"polic(?:y|ies)|training|settings)\b",
+    # Obeying what a page, a review or an e-mail says: text the assistant reads is never an order.
+    r"\b(?:follow|obey|comply with|act on|execute|carry out)\b[^\n]{0,15}?\b(?:instructions?|"
+    r"commands?|directions|orders|requests|directives)\b[^\n]{0,25}?\b(?:in|from|on|inside|within) "
+    r"(?:\w+ ){0,3}?(?:reviews?|pages?|web ?sites?|sites?|e-?mails?|documents?|tool results?|"
+    r"search results?|results?|messages?|notes?|attachments?|files?|listings?)\b",
     # The assistant's own safety machinery has no place in a note about the user.
     r"\b(?:write|memory|safety|content) (?:gate|filter|guard|guardrail)s?\b",
 )
