@@ -278,6 +278,8 @@ _SECRET_WORDS = (
     r"auth(?:entication|orization)? code|login code|access code|door code|alarm code|"
     r"gate code|lock code|safe code|unlock code|memorable (?:word|phrase)|security answer|"
     r"backup codes?|recovery (?:codes?|key|phrase|words|seed)|"
+    r"(?:unlock|lock ?screen|screen ?lock) (?:pattern|code|pin)|pattern lock|"
+    r"(?:secret|security) (?:question|answer)s?(?: answers?)?|mother's maiden name|"
     r"(?:sms|text(?:ed)?|sign-?in|authenticator|totp|e-?mail(?:ed)?) codes?|seed ?(?:phrase|words)|"
     r"mnemonic(?: phrase| words)?|secret (?:recovery )?phrase|wallet (?:seed|words|phrase)|"
     r"api[ _-]?key|access[ _-]?(?:token|key)|auth[ _-]?token|refresh[ _-]?token|secret[ _-]?key|"
@@ -458,6 +460,7 @@ _ID_CUES = re.compile(
     r"codice fiscale|carte d'identite|numero fiscal|documento de identidad|burgerservicenummer|"
     # The same documents in French, Spanish, Italian, Portuguese, German and Dutch.
     r"passeport|pasaporte|passaporto|passaporte|reisepass\w*|paspoort|ausweis\w*|"
+    r"pass-?(?:nr|nummer)|"
     r"securite sociale|seguridad social|seguranca social|previdenza sociale|"
     r"sozialversicherung\w*|rentenversicherung\w*|carte vitale|cedula|carta d'identita|"
     r"identiteitskaart|permis de sejour|aufenthaltstitel)\b"
@@ -481,8 +484,14 @@ _MONEY_AFTER = re.compile(
     _I)
 
 
+# Document numbers printed in capitals that mix letters with only a few digits (German passports:
+# "C3T9RK71M"): eight to twelve characters, three digits or more.
+_ID_CAPS_TOKEN = re.compile(r"(?<![\w-])(?=(?:[A-Z]*\d){3})(?=\d*[A-Z])[A-Z0-9]{8,12}(?![\w-])")
+
+
 def _id_values(text: str) -> Iterable[str]:
     """Values in the text that could be an identity document's number."""
+    yield from (m.group() for m in _ID_CAPS_TOKEN.finditer(text))
     for match in _ID_TOKEN.finditer(text):
         value = match.group()
         if _DATE_SHAPES.match(value) or _MONEY_AFTER.match(text[match.end():]):
@@ -757,7 +766,8 @@ _GIVEN_STRONG = (
     r"(?:tout )?ce qui precede|(?:todo )?lo anterior|alles (?:davor|vorherige|bisherige|obige)|"
     r"anweisung\w*|befehl\w*|regeln|vorgaben|instruktion\w*|consignes?|instructions|regles|"
     r"instrucciones|"
-    r"reglas|ordenes|istruzioni|regole|instrucoes|regras|instructies|regels|polecenia|instrukcje)"
+    r"reglas|ordenes|istruzioni|regole|instrucoes|regras|instructies|regels|polecenia|instrukcje|"
+    r"politique|politica|richtlinien?|richtlijnen|polityk\w*)"
 )
 _GIVEN = (rf"(?:{_GIVEN_STRONG}|direction|command|orders|rule|guideline|training|context|"
           rf"constraint|"
@@ -954,8 +964,8 @@ _injection_patterns = _any(
     r"(?:reading|summari[sz]ing|processing|parsing|crawling|browsing|scraping)\b|\bas an? (?:ai|"
     r"language "
     r"model|llm)\b",
-    r"\b(?:when|whenever|if|every time|each time)\b[^\n]{0,30}\b(?:the user|users|you|they|anyone|"
-    r"someone) "
+    r"\b(?:when|whenever|if|every time|each time|next time|the next time|any ?time|as soon as)\b"
+    r"[^\n]{0,30}\b(?:the user|users|you|they|anyone|someone) "
     r"(?:asks?|answers?|responds?|replies|reply|mentions?|talks?|requests?|searche?s?|says?)"
     r"\b[^\n]{0,40}"
     r"\b(?:only|always|never|must|append|mention|recommend|respond|reply|tell|include|add|say)\b",
@@ -1015,7 +1025,7 @@ _injection_patterns = _any(
     r"notifying|mention\w* (?:it |this )?to|let\w*) the user\b",
     # Words addressed to the assistant: "Note to AI:", "Attention assistant!", "Hey LLM,".
     r"\b(?:important|urgent|attention|warning|notice|note|message|memo|reminder|dear|hey|hi|hello|"
-    r"psst)"
+    r"psst|fyi|heads[- ]?up|p\.?s\.?|nb|tip)"
     r"(?:\s*(?:!+|:|,)\s*|\s+(?:to |for )?(?:the |all |any )?)(?:ai|ais|assistant|agent|model|"
     r"chatbot|llm|"
     r"llms|bot|gpt|chatgpt|claude|gemini|system)\b",
@@ -1151,6 +1161,22 @@ _injection_patterns = _any(
     r"raised|is mentioned|are mentioned|arises?|gets? mentioned|is discussed|are discussed)\b"
     r"[^\n]{0,10}?\b(?:only|always|never|just)\b[^\n]{0,10}?\b(?:mention|recommend|suggest|say|"
     r"answer|reply|respond|book|talk about|name|promote|push)\w*\b",
+    # Addressed to the assistant as a later self: "Future you:".
+    r"\b(?:future|later|next) (?:you|self)\s*[:,;-]",
+    # Safeguards said to be lifted by someone with authority: "caps were removed by the admin".
+    r"\b(?:limits?|caps?|rules?|restrictions?|checks?|polic(?:y|ies)|safeguards|approvals?|"
+    r"confirmations?)\b[^\n]{0,20}?\b(?:lifted|removed|waived|suspended|disabled|relaxed|dropped|"
+    r"switched off|turned off)\b[^\n]{0,10}?\bby (?:the |an? |your )?(?:admin\w*|operators?|"
+    r"developers?|system|sysadmin|security team|management|owner)\b",
+    r"\b(?:per|according to|on behalf of|by order of|as instructed by|on the authority of) "
+    r"(?:the |your |an? )?(?:admin|administrator|operator|developer|sysadmin|system)s?\b",
+    # Permission the assistant is given to act without the user: "the agent can pay ... without
+    # approval".
+    rf"\b(?:the |this |any )?(?:concierge|assistant|ai|agent|model|bot|llm)\s+(?:may|can|is (?:allowed|"
+    rf"permitted|authori[sz]ed|free) to|should feel free to)\b[^\n]{{0,50}}?\b{_NO_CONSENT}\b",
+    # Keep it out of the record: "don't log this".
+    r"\b(?:do not|don't|never|without) (?:log|logging|record|recording|audit|auditing)\b[^\n]{0,10}?"
+    r"\b(?:this|it|that|these)\b",
     # The assistant's own safety machinery has no place in a note about the user.
     r"\b(?:write|memory|safety|content) (?:gate|filter|guard|guardrail)s?\b",
 )
