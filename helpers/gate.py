@@ -22,7 +22,16 @@ separator ("4111.1111/...", " - ", a line break); what counts is the shape of th
 their checksum. Instruction-shaped text is matched by classes of words (a verb that sets
 something aside x what an assistant is given; reveal x its instructions; authority and mode
 claims; tags with system-like names), not by a list of phrases. An ID cue ("passport", "SSN")
-may sit in the text or in a keyword.
+may sit in the text or in a keyword. A note is one sentence about the user in the third person, so
+a note that says "you" (and is not the user's own first-person words) is read as addressed to the
+assistant.
+
+Held out (python -m helpers.gate_eval, one section per data/gate_heldout*.json): sets written
+without reading the corpus, each measured once before any rule was changed for it. The first
+recall on each, with 0 false blocks on every set: set 1 82 %, set 2 76 %, set 3 71 %, set 4 58 %
+(instructions in new wording were the weak spot: 1 of 10 on set 4). Rules were then added for
+what each set found (general classes, tests in tests/test_gate_generalisation.py), so the
+sections now read ~100 %: only the newest set's first number estimates unseen text.
 
 Why these detectors (measured by benchmarks/gate_library_compare.py on the corpus,
 python -m helpers.gate_eval): the TR39 confusables table comes from `confusable-homoglyphs`
@@ -239,7 +248,8 @@ _CARD_WORDS = (r"(?:card|visa|mastercard|master card|amex|american express|diner
 
 # "the Visa ending in 4242": the last four digits still identify the card.
 _CARD_ENDING = re.compile(
-    _CARD_WORDS + r"\b[^.\n]{0,25}?\b(?:ending|ends|last (?:4|four)(?: digits)?)\b[^\d\n]{0,12}\d{4}\b", _I
+    _CARD_WORDS + r"\b[^.\n]{0,25}?\b(?:ending|ends|(?:last|final|trailing) (?:(?:4|four) )?digits|"
+    r"last (?:4|four)(?: digits)?)\b[^\d\n]{0,12}\d{4}\b", _I
 )
 _CARD_CUE = re.compile(_CARD_WORDS + r"\b[^.\d\n]{0,25}$", _I)
 
@@ -280,7 +290,8 @@ _SECRET_WORDS = (
     r"backup codes?|recovery (?:codes?|key|phrase|words|seed)|"
     r"(?:unlock|lock ?screen|screen ?lock) (?:pattern|code|pin)|pattern lock|"
     r"(?:secret|security) (?:question|answer)s?(?: answers?)?|mother's maiden name|"
-    r"(?:sms|text(?:ed)?|sign-?in|authenticator|totp|e-?mail(?:ed)?) codes?|seed ?(?:phrase|words)|"
+    r"(?:sms|text(?:ed)?|sign-?in|authenticator|totp|e-?mail(?:ed)?) codes?|credentials|"
+    r"verification (?:number|pin)|seed ?(?:phrase|words)|"
     r"mnemonic(?: phrase| words)?|secret (?:recovery )?phrase|wallet (?:seed|words|phrase)|"
     r"api[ _-]?key|access[ _-]?(?:token|key)|auth[ _-]?token|refresh[ _-]?token|secret[ _-]?key|"
     r"private[ _-]?key|client[ _-]?secret|"
@@ -385,6 +396,8 @@ _secret_patterns = _any(
     # What opens a door or an alarm: "the front door unlocks with 1 9 7 3".
     r"\b(?:alarm|door|gate|lock|padlock|safe|locker|keypad|garage|key ?box|lockbox)\b[^\n\d]{0,20}?"
     r"\b(?:disarm|arm|unlock|open)\w*\s+(?:with|using|by)\b[^\n\d]{0,10}?\d(?:[ -]?\d){2,7}\b",
+    r"\b(?:alarm|lockbox|lock box|key ?box|key safe|padlock|keypad|door|safe)\b[^\n\d]{0,25}?"
+    r"\b(?:is|:)\s*\d(?:[ -]?\d){3,7}\b",
     # "code to unlock her phone": a verb may sit between the code and what it opens.
     r"\bcode (?:to|for|of) (?:\w+ ){0,2}?(?:my|her|his|the|our|their) (?:\w+ )?(?:door|house|home|"
     r"gate|garage|"
@@ -427,7 +440,8 @@ def _secret(text: str) -> bool:
 
 _cvv = _any(
     # The label may sit a few words from the value ("security code on the back of her Visa is 402").
-    r"\b(?:cvv2?|cvc2?|csc|cid|card security code|security code|card verification (?:code|value)|"
+    r"\b(?:cvv2?|cvc2?|csc|cid|card security code|security code|(?:card )?verification value|"
+    r"card verification code|"
     r"cvn|kartenprufnummer|prufnummer|sicherheitscode|cryptogramme(?: visuel)?|"
     r"codigo de seguridad|codice di sicurezza|codigo de seguranca)\b"
     r"[^\d\n]{0,40}?(?<![\d-])(?:\d{3,4}|\d(?:[ -]\d){2,3})\b(?![-/.]\d)",
@@ -812,10 +826,12 @@ _PERSISTENT = (r"(?:from now on|from this point(?: on| forward)?|from here on(?:
 _PERSISTENT_FOREIGN = (r"(?:desormais|dorenavant|a partir de maintenant|a partir de ahora|de ahora "
                        r"en adelante|en adelante|von nun an|ab jetzt|ab sofort|kunftig|d'ora in poi|"
                        r"da ora in poi|d'ora in avanti|a partir de agora|daqui em diante|voortaan|"
-                       r"vanaf nu)")
+                       r"vanaf nu|a partir de hoy|desde ahora|desde hoy|a partir d'aujourd'hui|"
+                       r"des aujourd'hui|des maintenant|ab heute|da oggi|a partir de hoje)")
 _NO_CONSENT = (r"(?:without (?:asking|confirming|confirmation|checking|consent|approval|permission)|"
                r"sans (?:demander|confirmer|confirmation|consentement|autorisation|son accord)|"
-               r"sin (?:preguntar|confirmar|confirmacion|consultar|permiso|consentimiento)|"
+               r"sin (?:pedir |solicitar )?(?:preguntar|confirmar|confirmacion|consultar|permiso|"
+               r"consentimiento|autorizacion)|"
                r"ohne (?:ruckfrage|nachfrage|zu fragen|fragen|bestatigung|zustimmung|erlaubnis)|"
                r"senza (?:chiedere|conferma|confermare|permesso)|sem (?:perguntar|confirmar|"
                r"confirmacao)|zonder (?:te vragen|toestemming|bevestiging))")
@@ -1177,6 +1193,16 @@ _injection_patterns = _any(
     # Keep it out of the record: "don't log this".
     r"\b(?:do not|don't|never|without) (?:log|logging|record|recording|audit|auditing)\b[^\n]{0,10}?"
     r"\b(?:this|it|that|these)\b",
+    # A note that speaks of itself or of the memory store is talking to whoever loads it.
+    r"\b(?:this|these|those|the stored|her stored|his stored|the saved|her saved|every other|all "
+    r"other|other users'?) (?:note|notes|memory|memories|memo|entry|entries)\b",
+    # Addressed to the assistant by name: "To the agent:", "Hello concierge,".
+    r"(?:^|[.;!?]\s*)(?:to|for|dear|attention|hey|hello|hi|ok|okay) (?:the |any |all |every |our |my )?"
+    r"(?:ai|assistant|agent|model|concierge|bot|llm|system|gpt)s?\s*[:,\u2014-]",
+    # Consent removed: "stop asking her for approval", "no need to seek the user's confirmation".
+    r"\b(?:never|don't|do not|no need to|stop|quit|no more) (?:ask|asking|seek|seeking|get|getting|"
+    r"request|requesting)\w*\s+(?:(?:her|him|them|the user|the customer|the traveller|the "
+    r"traveler)(?:'s)?\s+)?(?:for\s+)?(?:consent|approval|permission|confirmation|authori[sz]ation)\b",
     # The assistant's own safety machinery has no place in a note about the user.
     r"\b(?:write|memory|safety|content) (?:gate|filter|guard|guardrail)s?\b",
 )
@@ -1199,8 +1225,25 @@ _LEET = str.maketrans("0134578@$!|", "oieastbasii")
 _SPACED_LETTERS = re.compile(r"\b(?:[A-Za-z][ .\-_*+~]{1,2}){3,}[A-Za-z]\b")
 
 
+# A note is a sentence about the user in the third person (save_memory_note's contract): one that
+# says "you" speaks to the assistant. None of the corpus's 1,000+ ordinary notes does. Quoted titles
+# ("the 'You Are Here' maps") are left out; an apostrophe inside a word ("She's") opens no quote.
+_SECOND_PERSON = re.compile(
+    r"(?<![\w'-])(?:you|your|yours|yourself|you're|you'll|you've|you'd|ya|vous|votre|vos|usted|"
+    r"ustedes|voce|voces|dich|deine?[mnrs]?|jij|jouw)(?![\w'-])", _I)
+_QUOTED = re.compile(r"[\"\u201c][^\"\u201d\n]{0,40}[\"\u201d]|(?<!\w)['\u2018][^'\u2019\n]{0,40}['\u2019](?!\w)")
+
+
+def _speaks_to_you(text: str) -> bool:
+    # In the user's own first-person words ("forget what I told you about Alex") "you" is the user
+    # talking to the assistant: the write policy's first_person rule refuses those notes, with a
+    # reason that says how to write them.
+    text = _QUOTED.sub(" ", text)
+    return _SECOND_PERSON.search(text) is not None and not _FIRST_PERSON.search(text)
+
+
 def _instruction_injection(text: str) -> bool:
-    if _injection_patterns(text) or _foreign_injection.search(text):
+    if _injection_patterns(text) or _foreign_injection.search(text) or _speaks_to_you(text):
         return True
     # Leetspeak ("1gn0r3 pr3v10us 1nstruct10ns") and letters spaced apart get a second reading.
     if re.search(r"[A-Za-z][0-9@$!|]|[0-9@$!|][A-Za-z]", text):
