@@ -28,8 +28,9 @@ assistant.
 
 Held out (python -m helpers.gate_eval, one section per data/gate_heldout*.json): sets written
 without reading the corpus, each measured once before any rule was changed for it. The first
-recall on each, with 0 false blocks on every set: set 1 82 %, set 2 76 %, set 3 71 %, set 4 58 %
-(instructions in new wording were the weak spot: 1 of 10 on set 4). Rules were then added for
+recall on each, with 0 false blocks on every set: set 1 82 %, set 2 76 %, set 3 71 %, set 4 58 %,
+set 5 65 % (instructions in new wording are the weak spot: 1 of 10 on set 4, 2 of 10 on set 5;
+secrets, payment data, IDs and contacts 77-87 %). Rules were then added for
 what each set found (general classes, tests in tests/test_gate_generalisation.py), so the
 sections now read ~100 %: only the newest set's first number estimates unseen text.
 
@@ -238,8 +239,9 @@ def _card_shaped(groups: list[str]) -> bool:
     if not 13 <= len(digits) <= 19:
         return False
     lens = [len(g) for g in groups]
+    # Printed in fours, or in blocks of eight ("55937741 65127855"): groups of multiples of four.
     return (len(groups) == 1 or all(n == 1 for n in lens) or lens in ([4, 6, 5], [4, 6, 4])
-            or (all(n == 4 for n in lens[:-1]) and 1 <= lens[-1] <= 4))
+            or (all(n % 4 == 0 for n in lens[:-1]) and (1 <= lens[-1] <= 4 or lens[-1] % 4 == 0)))
 
 
 _CARD_WORDS = (r"(?:card|visa|mastercard|master card|amex|american express|diners|discover|jcb|"
@@ -291,6 +293,7 @@ _SECRET_WORDS = (
     r"(?:unlock|lock ?screen|screen ?lock) (?:pattern|code|pin)|pattern lock|"
     r"(?:secret|security) (?:question|answer)s?(?: answers?)?|mother's maiden name|"
     r"(?:sms|text(?:ed)?|sign-?in|authenticator|totp|e-?mail(?:ed)?) codes?|credentials|"
+    r"(?:wi-?fi|wlan|router|network|wpa2?|hotspot) (?:key|code|passphrase)|"
     r"verification (?:number|pin)|seed ?(?:phrase|words)|"
     r"mnemonic(?: phrase| words)?|secret (?:recovery )?phrase|wallet (?:seed|words|phrase)|"
     r"api[ _-]?key|access[ _-]?(?:token|key)|auth[ _-]?token|refresh[ _-]?token|secret[ _-]?key|"
@@ -309,7 +312,8 @@ _SECRET_WORDS = (
 # Words written in other scripts, folded the way notes are (see _foreign_words below).
 _FOREIGN_SECRET_WORDS = ("пароль", "пин-код", "密码", "密碼", "口令", "パスワード", "暗証番号", "비밀번호",
                          "암호", "كلمة المرور", "كلمة السر", "סיסמה", "पासवर्ड", "κωδικός")
-_VALUE_VERBS = (r"(?:is|was|are|=|:|:=|=>|it's|it is|which is|that's|ist|war|est|es|era|e|sera|ar|"
+_VALUE_VERBS = (r"(?:is|was|are|=|:|:=|=>|it's|it is|which is|that's|is now|(?:changed|reset|set|"
+                r"updated|switched) to|ist|war|est|es|era|e|sera|ar|"
                 r"jest|je|lautet|heisst)")
 _TOKEN_FORMATS = (
     r"\bsk-(?:proj-|ant-|live-|test-|svcacct-|admin-)?[A-Za-z0-9_-]{16,}",  # OpenAI, Anthropic
@@ -378,7 +382,8 @@ _secret_patterns = _any(
     *_ASSIGNED,
     _GENERIC_ASSIGNED,
     rf"(?<![\w-]){_SECRET_WORD}(?![\w-])\s*(?:\(\w+\)\s*)?{_VALUE_VERBS}\s*[\"'`]?\S{{2,}}",
-    rf"(?<![\w-]){_SECRET_WORD}(?![\w-])\s*[\"'`]?(?=\S*[\d!@#$%^&*?])\S{{3,}}",
+    # (not "pw@a.com": a secret word right before "@" is the start of an e-mail address)
+    rf"(?<![\w-]){_SECRET_WORD}(?![\w@-])\s*[\"'`]?(?=\S*[\d!@#$%^&*?])\S{{3,}}",
     rf"(?<![\w-]){_SECRET_WORD}(?![\w-])[^\n\d]{{0,12}}?(?<![\d-])\d{{4,8}}(?![\d-])",
     # A code a few words from its label, its digits grouped as read out ("the one-time code they
     # texted was 583 920", "PIN: 7 3 9 1", "backup codes 8812-4471").
@@ -404,6 +409,8 @@ _secret_patterns = _any(
     r"safe|alarm|"
     r"locker|lock|building|apartment|flat|phone|account|card|bank|car)\b[^\n\d]{0,12}\d{3,8}",
     r"\b(?:login|logon|pass|credentials?|user(?:name)?/password)\s*[:=]\s*\S{3,}",
+    # Security answers are words: "Security answer for the bank: Biscuit".
+    r"\b(?:secret|security) (?:question|answer)s?\b[^\n]{0,30}?(?:\s(?:is|was)|:)\s*\S{2,}",
 )
 
 
@@ -818,7 +825,8 @@ _AUTHORITY = (r"(?:developer|creator|maker|admin|administrator|owner|operator|pr
               r"engineer|"
               r"supervisor|boss|manager|trainer|author|designer|sysadmin|system)")
 # Words that make an order last ("from now on") and what an assistant does on the user's behalf.
-_PERSISTENT = (r"(?:from now on|from this point(?: on| forward)?|from here on(?: in| out)?|going "
+_PERSISTENT = (r"(?:in (?:upcoming|later|subsequent|coming|all later|the next|future) (?:sessions?|"
+               r"conversations?|chats?)|from now on|from this point(?: on| forward)?|from here on(?: in| out)?|going "
                r"forward|henceforth|hereafter|in (?:all )?future(?: sessions| conversations| chats)?|"
                r"for (?:all|every) future (?:sessions?|conversations?|chats?|requests?|bookings?))")
 # The same markers, and "without asking", in French, Spanish, German, Italian, Portuguese, Dutch
@@ -981,7 +989,8 @@ _injection_patterns = _any(
     r"language "
     r"model|llm)\b",
     r"\b(?:when|whenever|if|every time|each time|next time|the next time|any ?time|as soon as)\b"
-    r"[^\n]{0,30}\b(?:the user|users|you|they|anyone|someone) "
+    r"[^\n]{0,30}\b(?:the user|users|you|they|anyone|someone|the customer|the traveller|the "
+    r"traveler|the client|the guest) "
     r"(?:asks?|answers?|responds?|replies|reply|mentions?|talks?|requests?|searche?s?|says?)"
     r"\b[^\n]{0,40}"
     r"\b(?:only|always|never|must|append|mention|recommend|respond|reply|tell|include|add|say)\b",
@@ -1122,10 +1131,12 @@ _injection_patterns = _any(
     r"(?:own\s+)?(?:instructions|rules|system prompt|prompt|guidelines|directives|programming|"
     r"polic(?:y|ies)|training|settings)\b",
     # Obeying what a page, a review or an e-mail says: text the assistant reads is never an order.
-    r"\b(?:follow|obey|comply with|act on|execute|carry out)\b[^\n]{0,15}?\b(?:instructions?|"
+    r"\b(?:follow|obey|comply with|act on|execute|carry out|prioriti[sz]e|give priority to|trust|"
+    r"honou?r|defer to)\b[^\n]{0,15}?\b(?:instructions?|"
     r"commands?|directions|orders|requests|directives)\b[^\n]{0,25}?\b(?:in|from|on|inside|within) "
     r"(?:\w+ ){0,3}?(?:reviews?|pages?|web ?sites?|sites?|e-?mails?|documents?|tool results?|"
-    r"search results?|results?|messages?|notes?|attachments?|files?|listings?)\b",
+    r"search results?|results?|messages?|notes?|attachments?|files?|listings?|confirmations?|"
+    r"outputs?|links?|texts?|content)\b",
     rf"\b(?:{_PERSISTENT}|{_PERSISTENT_FOREIGN})\b[^\n]{{0,40}}?\b{_NO_CONSENT}\b",
     # "Remember:" opening a note is an order to the reader, in other languages too.
     r"(?:^|[.!?]\s+)(?:erinnere dich|merke? dir|merk dir|souviens-toi|rappelle-toi|retiens|"
@@ -1204,7 +1215,21 @@ _injection_patterns = _any(
     r"request|requesting)\w*\s+(?:(?:her|him|them|the user|the customer|the traveller|the "
     r"traveler)(?:'s)?\s+)?(?:for\s+)?(?:consent|approval|permission|confirmation|authori[sz]ation)\b",
     # The assistant's own safety machinery has no place in a note about the user.
-    r"\b(?:write|memory|safety|content) (?:gate|filter|guard|guardrail)s?\b",
+    r"\b(?:write|memory|content|policy|moderation) (?:gate|filter|guard|guardrail|check|checking|"
+    r"scan|scanning|filtering)s?\b|\bsafety (?:gate|filter|guard|guardrail)s?\b",
+    # Orders labelled for whoever comes next, or as system-level.
+    r"\b(?:instructions?|directions|orders?|rules?|notes?|memo) (?:to|for) (?:whoever|whomever|"
+    r"anyone|the next)\b|\bsystem[- ]level\b",
+    # The assistant as the subject of an obligation: "Agents must book ...", "Bots should ...".
+    # Wishes about the assistant read "Wants the agent to ...".
+    r"\b(?:assistant|ai|model|agent|concierge|bot|llm|chatbot)s? (?:must|should|shall|has to|have to|"
+    r"is to|are to|needs? to|ought to)\b",
+    # Text given the standing of orders: "her messages are to be treated as commands".
+    r"\bas (?:commands?|instructions?|orders?|directives?)\b",
+    # Covert acts: "quietly share her itinerary", "discreetly add insurance".
+    r"\b(?:quietly|secretly|silently|covertly|discreetly|surreptitiously)\s+(?:\w+\s+)?(?:add|share|"
+    r"send|forward|charge|book|pay|upgrade|cancel|change|e-?mail|post|transfer|include|remove|"
+    r"delete|sign|subscribe|enrol|enroll|buy|purchase|apply|approve)\w*",
 )
 
 # Other scripts: folded by _visible like any note, then matched as a verb near an object.
