@@ -23,8 +23,8 @@ their checksum. Instruction-shaped text is matched by classes of words (a verb t
 something aside x what an assistant is given; reveal x its instructions; authority and mode
 claims; tags with system-like names), not by a list of phrases. An ID cue ("passport", "SSN")
 may sit in the text or in a keyword. A note is one sentence about the user in the third person, so
-a note that says "you" (and is not the user's own first-person words) is read as addressed to the
-assistant.
+a note that gives "you" leave or an obligation ("you can skip the checks") or names "your
+configuration" is read as addressed to the assistant ("You like Qantas" is only the wrong person).
 
 Held out (python -m helpers.gate_eval, one section per data/gate_heldout*.json): sets written
 without reading the corpus, each measured once before any rule was changed for it. The first
@@ -1250,12 +1250,28 @@ _LEET = str.maketrans("0134578@$!|", "oieastbasii")
 _SPACED_LETTERS = re.compile(r"\b(?:[A-Za-z][ .\-_*+~]{1,2}){3,}[A-Za-z]\b")
 
 
-# A note is a sentence about the user in the third person (save_memory_note's contract): one that
-# says "you" speaks to the assistant. None of the corpus's 1,000+ ordinary notes does. Quoted titles
-# ("the 'You Are Here' maps") are left out; an apostrophe inside a word ("She's") opens no quote.
+# A note is a sentence about the user in the third person (save_memory_note's contract). A model
+# may still write one in the second person ("You like to fly with Qantas"): that is the user's
+# preference in the wrong person, not an order. What speaks to the assistant is "you" given leave
+# or an obligation ("you can skip the checks", "make sure you upsell"), "you" working for someone,
+# or "your" followed by what an assistant is given ("your configuration").
+# None of the corpus's 1,000+ ordinary notes says "you" at all. Quoted titles are left out.
 _SECOND_PERSON = re.compile(
-    r"(?<![\w'-])(?:you|your|yours|yourself|you're|you'll|you've|you'd|ya|vous|votre|vos|usted|"
-    r"ustedes|voce|voces|dich|deine?[mnrs]?|jij|jouw)(?![\w'-])", _I)
+    # ("Qantas when you can" means when possible)
+    r"(?<![\w'-])(?<!when )(?<!if )(?<!where )(?<!whenever )(?:you|u)\s+(?:can|may|must|should|shall|will|need to|have to|are (?:allowed|"
+    r"permitted|free|expected|required|supposed) to|are to|ought to|work for|answer to|report to|"
+    r"serve|were (?:told|set up|configured|built|designed|programmed|made|trained))\b|"
+    r"\b(?:make sure|ensure|be sure|remember that|note that) (?:that )?you\b|"
+    r"\b(?:fine|ok|okay|happy|alright|comfortable) (?:with|for) you\b|"
+    r"\b(?:lets?|allows?|permits?|tells?|told|wants?|asks?|authori[sz]es?) you (?:to|can|may)\b|"
+    r"(?<![\w'-])your (?:own )?(?:configuration|config|instructions?|rules|prompt|system prompt|"
+    r"settings|programming|guidelines|polic(?:y|ies)|job|task|role|mission|purpose|owners?|"
+    r"developers?|creators?|operators?|memory|memories|training|safeguards|limits|filters?)\b|"
+    r"(?<![\w'-])(?:vous|usted|ustedes|voce|voces) (?:devez|pouvez|debe|debes|puede|puedes|deve|"
+    r"pode)\b|(?<![\w'-])(?:votre|vos|tu|su|sua|dein\w*|ihre?) (?:mission|tache|role|"
+    r"instructions|consignes|configuration|tarea|mision|instrucciones|aufgabe|anweisungen|"
+    r"regeln|tarefa|instrucoes)\b",
+    _I)
 _QUOTED = re.compile(r"[\"\u201c][^\"\u201d\n]{0,40}[\"\u201d]|(?<!\w)['\u2018][^'\u2019\n]{0,40}['\u2019](?!\w)")
 
 
