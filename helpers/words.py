@@ -48,12 +48,16 @@ def content_words(text: str) -> tuple[set[str], set[str]]:
 
 
 def repeats_message(answer: str, message: str, n: int = 4, share: float = 0.5) -> bool:
-    """An echo: at least `share` of the answer's words sit in runs of `n` or more words of the
-    user's message (or the answer is the message). Quoting a city pair while answering is not one."""
+    """An echo: the answer says nothing the message did not (no new content word or number), and at
+    least `share` of its words sit in runs of `n` or more of the message's words (or it is the
+    message). "The cheapest fare to Perth is 129 AUD" answers; "Flights to Perth next Friday" echoes."""
     said = re.findall(r"[a-z0-9']+", message.lower())
     got = re.findall(r"[a-z0-9']+", answer.lower())
     if not got or got == said:
         return bool(got)
+    (answer_words, answer_numbers), (message_words, message_numbers) = content_words(answer), content_words(message)
+    if answer_words - message_words or answer_numbers - message_numbers:
+        return False
     runs = {tuple(said[i:i + n]) for i in range(len(said) - n + 1)}
     covered = {k for i in range(len(got) - n + 1) if tuple(got[i:i + n]) in runs for k in range(i, i + n)}
     return len(covered) >= share * len(got)

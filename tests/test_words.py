@@ -36,6 +36,9 @@ def test_a_note_and_the_message_it_came_from_share_their_topic():
      "Find me flights from Sydney to Melbourne next Friday.", False),
     ("Flights from Sydney to Melbourne next Friday.", "Find me flights from Sydney to Melbourne next Friday.", True),
     ("", "Hello", False),
+    ("The cheapest fare to Perth is 129 AUD with Jetstar.",
+     "Please read https://deals.example/perth and tell me the cheapest fare to Perth.", False),
+    ("You like to fly with Qantas.", "Which airline do I like to fly with?", False),
 ])
 def test_an_echo_is_an_answer_made_mostly_of_the_message(answer, message, echo):
     assert repeats_message(answer, message) is echo
