@@ -698,7 +698,8 @@ def flight_results(
 # ---- hotels ----------------------------------------------------------------------------------
 
 
-def _features(features: list[str] | None) -> list[str]:
+def _features(features: list[str] | None, *, set_aside: list[str] | None = None) -> list[str]:
+    """The catalogue's names for the wishes; an unknown one raises, or goes to `set_aside` if given."""
     chosen = []
     for feature in features or []:
         folded = _fold(feature)
@@ -712,6 +713,9 @@ def _features(features: list[str] | None) -> list[str]:
             "quiet room": "quiet",
         }.get(folded, folded)
         if folded in ("", "any", "none"):
+            continue
+        if folded not in FEATURES and set_aside is not None:
+            set_aside.append(feature)
             continue
         if folded not in FEATURES:
             raise BadArgument(
@@ -766,19 +770,14 @@ def hotel_results(
     catalogue = catalogue or default_catalogue()
     # A wish the catalogue has no column for ("beach") is set aside and said, not an error: a small
     # model told "Unknown feature" invents hotels; given results and the note, it has something true to say.
-    known, unknown = [], []
-    for feature in features or []:
-        try:
-            known += _features([feature])
-        except BadArgument:
-            unknown.append(feature)
-    aside = (f"No data on {', '.join(repr(f) for f in unknown)} (known features: {', '.join(FEATURES)}); "
-             "searched without it.\n") if unknown else ""
+    unknown: list[str] = []
     try:
-        name, wanted = city_for(city, catalogue), list(dict.fromkeys(known))
+        name, wanted = city_for(city, catalogue), _features(features, set_aside=unknown)
         rows = _matching_hotels(name, max_price, wanted, area, catalogue)
     except BadArgument as error:
         return str(error)
+    aside = (f"No data on {', '.join(repr(f) for f in unknown)} (known features: {', '.join(FEATURES)}); "
+             "searched without it.\n") if unknown else ""
     return aside + _hotel_lines(rows, name, max_price, wanted, area, catalogue)
 
 

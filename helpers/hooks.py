@@ -304,15 +304,20 @@ class PromptCapture(RunHooks[Any]):
         return sorted({c.turn for c in self.calls})
 
 
+def items_this_turn(items: list[Any]) -> list[dict[str, Any]]:
+    """The SDK input items (as dicts) after the latest user message: this turn's calls and results."""
+    dicts = [i for i in items if isinstance(i, dict)]
+    users = [n for n, i in enumerate(dicts) if i.get("role") == "user"]
+    return dicts[users[-1] + 1:] if users else dicts
+
+
 def documents_shown(items: list[Any]) -> int:
     """Results of tools other than the memory tool among input items after the latest user message.
 
     A tool result is a document: notes written after one must be grounded more strictly. The
     memory tool's results are the policy's own replies, not documents.
     """
-    dicts = [i for i in items if isinstance(i, dict)]
-    users = [n for n, i in enumerate(dicts) if i.get("role") == "user"]
-    turn = dicts[users[-1] + 1:] if users else dicts
+    turn = items_this_turn(items)
     memory_calls = {i.get("call_id") for i in turn
                     if i.get("type") == "function_call" and i.get("name") == MEMORY_TOOL}
     return sum(1 for i in turn if i.get("type") == "function_call_output" and i.get("call_id") not in memory_calls)
@@ -354,6 +359,6 @@ class MemoryHooks(RunHooks[MemoryState]):
 
 __all__ = [
     "BASE_INSTRUCTIONS", "CapturedCall", "MemoryHooks", "MemoryInstructions", "NOT_REINJECTED", "PromptCapture",
-    "RenderedPrompt", "build_instructions", "documents_shown", "memory_instructions", "render_prompt", "split_sections",
+    "RenderedPrompt", "build_instructions", "documents_shown", "items_this_turn", "memory_instructions", "render_prompt", "split_sections",
     "RETRIEVED_HEADING",
 ]

@@ -167,8 +167,8 @@ class MemoryState:
     # A pinned "now" (ISO 8601) so notebooks are reproducible; None means the system clock.
     pinned_now: str | None = None
     # Not serialized: the rules every note must pass (helpers.write_policy), the key of the ledger's
-    # digests (a per-store secret; None keeps no digest), and how many tool results arrived this
-    # turn (set by helpers.hooks.MemoryHooks; grounding is stricter after one).
+    # digests (a per-store secret; None keeps no digest), and how many tool results the model has
+    # been shown this turn (set by helpers.hooks.MemoryHooks; grounding is stricter after one).
     write_policy: Any = field(default_factory=lambda: _default_write_policy(), repr=False,
                               compare=False, metadata=_TRANSIENT)
     ledger_key: bytes | None = field(default=None, repr=False, compare=False, metadata=_TRANSIENT)
