@@ -39,6 +39,9 @@ def test_a_note_and_the_message_it_came_from_share_their_topic():
     ("The cheapest fare to Perth is 129 AUD with Jetstar.",
      "Please read https://deals.example/perth and tell me the cheapest fare to Perth.", False),
     ("You like to fly with Qantas.", "Which airline do I like to fly with?", False),
+    ("Вы любите Qantas", "Я люблю летать Qantas", False),
+    ("Je déménage à Lyon dès lundi.", "Je déménage à Lyon dès lundi.", True),
+    ("Vous déménagez à Lyon, c'est noté.", "Je déménage à Lyon dès lundi.", False),
 ])
 def test_an_echo_is_an_answer_made_mostly_of_the_message(answer, message, echo):
     assert repeats_message(answer, message) is echo
