@@ -695,14 +695,14 @@ def call_key(name: str, arguments: dict[str, Any] | str) -> tuple[str, str]:
     return name, json.dumps(arguments, sort_keys=True, ensure_ascii=False)
 
 
-def last_user_index(messages: list[dict[str, Any]]) -> int:
+def _last_user_index(messages: list[dict[str, Any]]) -> int:
     """Where the turn starts: the index of the last user message (-1: none)."""
     return max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
 
 
 def calls_this_turn(messages: list[dict[str, Any]]) -> list[tuple[str, str]]:
     """The tool calls made since the last user message (a turn), as call keys."""
-    last_user = last_user_index(messages)
+    last_user = _last_user_index(messages)
     keys = []
     for message in messages[last_user + 1:]:
         for call in message.get("tool_calls") or []:
@@ -772,7 +772,7 @@ def capture_stage(messages: list[dict[str, Any]], memory_tool: str) -> tuple[str
     the results of another tool (a document the model just read); never after the memory tool's
     own results, so a turn asks at most once per thing read.
     """
-    last_user = last_user_index(messages)
+    last_user = _last_user_index(messages)
     if last_user < 0:
         return None
     said, turn = _text_of(messages[last_user].get("content")), messages[last_user + 1:]
@@ -929,7 +929,7 @@ class LocalModel(Model):
 
         made = calls_this_turn(messages)
         conversation = "\n".join(_text_of(m.get("content")) for m in messages)
-        last_user = last_user_index(messages)
+        last_user = _last_user_index(messages)
         said = _text_of(messages[last_user].get("content")) if last_user >= 0 else ""
         room = self.max_calls_per_turn - len(made)
         choice = model_settings.tool_choice
