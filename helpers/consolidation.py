@@ -28,14 +28,16 @@ import asyncio
 import copy
 import re
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from typing import Literal
 
 from agents import Agent, ModelSettings, Runner
 from agents.models.interface import Model
 from pydantic import BaseModel
 
-from helpers.attributes import STATING_WORDS, confirm_attribute_changes
+from helpers.attributes import STATING_WORDS, attributes_of, confirm_attribute_changes, qualifiers, unshared_facts
 from helpers.state import Clock, MemoryNote, MemoryState, note_id, parse_time
+from helpers.store_base import fold
 from helpers.words import STOPWORDS, TOKEN, content_words, stem, topic_words
 from helpers.write_policy import DEFAULT_WRITE_POLICY, WritePolicy, keyword_grounded
 
@@ -57,6 +59,7 @@ Outcome = Literal[
     "dropped_session",  # session-scoped ("this time"): not for long-term memory
     "blocked",  # the write gate refuses it now
     "needs_user",  # contradicts `target` and the rules cannot decide: both stay active
+    "expired",  # a session note already past its expiry: kept with status "expired", never live
 ]
 
 
@@ -95,7 +98,7 @@ class ConsolidationReport:
 
     @property
     def dropped(self) -> list[MergeDecision]:
-        return self.outcomes("dropped_session") + self.outcomes("blocked")
+        return self.outcomes("dropped_session") + self.outcomes("blocked") + self.outcomes("expired")
 
     def summary(self) -> str:
         lines = [f"{d.note_id}: {d.outcome}" + (f" -> {d.target}" if d.target else "") + f" ({d.reason})"
@@ -152,18 +155,22 @@ def unsupported_claims(text: str, source_texts: list[str]) -> list[str]:
     """What `text` says that its sources do not: words, numbers, a flipped negation or tense, or
     subjects recombined ("Moved to Brisbane" from "Lives in Brisbane" + "Moved to Sydney": each
     word has a source, but the sources are about different things, so no source says it)."""
-    source_words, source_numbers = set(), set()
-    for source in source_texts:
-        words, numbers = content_words(source)
-        source_words |= words
-        source_numbers |= numbers
+    text, source_texts = fold(text), [fold(s) for s in source_texts]
+    source_words = {w for source in source_texts for w in content_words(source)[0]}
+    source_runs = {r for s in source_texts for r in _number_runs(s)}
+    source_other = {w for s in source_texts for w in _other_words(s)}
     problems = []
-    for token in dict.fromkeys(TOKEN.findall(text.lower())):
-        if token[0].isdigit():
-            if token.replace(",", "") not in source_numbers:
-                problems.append(f"number {token!r} is not in its sources")
-        elif token not in STOPWORDS and stem(token) not in source_words | {"not"}:
-            problems.append(f"word {token!r} is not in its sources")
+    for match in dict.fromkeys(_CLAIM_TOKEN.findall(text)):
+        if match[0].isdigit():
+            # Whole: "2026-05-12" is not "2026-12-05", though each part is a source's.
+            if match.replace(",", "") not in source_runs:
+                problems.append(f"number {match!r} is not in its sources")
+        elif not match.isascii():
+            # Any script: TOKEN reads a-z only, so "Zärich" or "Москва" would pass unseen.
+            if match not in source_other:
+                problems.append(f"word {match!r} is not in its sources")
+        elif match not in STOPWORDS and stem(match) not in source_words | {"not"}:
+            problems.append(f"word {match!r} is not in its sources")
     negated = {"not" in content_words(s)[0] for s in source_texts}
     if negated != {"not" in content_words(text)[0]}:
         problems.append("its negation differs from its sources")
@@ -172,6 +179,24 @@ def unsupported_claims(text: str, source_texts: list[str]) -> list[str]:
     if not _one_subject(source_texts):
         problems.append("its sources are about different subjects (it recombines them)")
     return problems
+
+
+# A number with its separators: a date (2026-12-05, 05/12), a time (10:30), an amount (1,200.50).
+_NUMBER_RUN = re.compile(r"\d+(?:[-/.:,]\d+)*")
+# A word in any script (letters only): what TOKEN's a-z misses.
+_ANY_LETTERS = re.compile(r"[^\W\d_]+")
+# What a written note claims, in order: numbers whole, words in any script (TOKEN's a-z words
+# with their apostrophe, others whole).
+_CLAIM_TOKEN = re.compile(r"\d+(?:[-/.:,]\d+)*|[a-z]+(?:'[a-z]+)?(?![^\W\d_])|[^\W\d_]+")
+
+
+def _number_runs(text: str) -> set[str]:
+    return {r.replace(",", "") for r in _NUMBER_RUN.findall(text)}
+
+
+def _other_words(text: str) -> set[str]:
+    """The words of a folded text that are not plain a-z (accents, other scripts, look-alikes)."""
+    return {w for w in _ANY_LETTERS.findall(text) if not w.isascii()}
 
 
 def _one_subject(texts: list[str]) -> bool:
@@ -221,8 +246,15 @@ def deterministic_merge(global_notes: list[MemoryNote], session_notes: list[Memo
             report.decisions[note.id] = MergeDecision(note.id, "blocked",
                                                       f"write policy rule {gate.rule}")
             continue
-        twin = next((n for n in notes if n.is_live(clock) and is_near_duplicate(n.text, note.text)), None)
         note.keywords, unsaid = split_keywords(note)
+        if note.is_expired(clock):  # past its expiry already: history, never live, never a twin
+            note.status = "expired"
+            notes.append(note)
+            by_id[note.id] = note
+            report.decisions[note.id] = MergeDecision(note.id, "expired", f"expired at {note.expires_at} "
+                                                      "before it was consolidated: kept as expired")
+            continue
+        twin = next((n for n in notes if n.is_live(clock) and is_near_duplicate(n.text, note.text)), None)
         notes.append(note)
         by_id[note.id] = note
         if twin is None:
@@ -230,14 +262,31 @@ def deterministic_merge(global_notes: list[MemoryNote], session_notes: list[Memo
                                         "state them" if unsaid else "")
             report.decisions[note.id] = MergeDecision(note.id, "added", why)
             continue
-        # The newest copy stays active; on a tie, the note already there.
-        newer, older = (note, twin) if parse_time(note.observed_at) > parse_time(twin.observed_at) else (twin, note)
+        # The copy that lives longest stays active (a copy that expires must not retire one that
+        # does not: the fact would vanish with it); then the newest; on a tie, the note already there.
+        newer, older = (note, twin) if _survives(note, twin) else (twin, note)
         _supersede(older, newer)
         if newer is note:
             report.decisions[note.id] = MergeDecision(note.id, "added", "newest copy of a duplicate")
         reason = "same text" if normalize(older.text) == normalize(newer.text) else "near duplicate"
+        if _outlives(older, newer) or _outlives(newer, older):
+            reason += "; the copy that expires later stays"
         report.decisions[older.id] = MergeDecision(older.id, "duplicate", reason, newer.id)
     return notes, report
+
+
+def _end(note: MemoryNote) -> datetime:
+    """When the note stops holding: its expiry, or never."""
+    return parse_time(note.expires_at) if note.expires_at else datetime.max.replace(tzinfo=UTC)
+
+
+def _outlives(a: MemoryNote, b: MemoryNote) -> bool:
+    return _end(a) > _end(b)
+
+
+def _survives(note: MemoryNote, twin: MemoryNote) -> bool:
+    """Of two copies of one note, does `note` stay active rather than `twin`?"""
+    return (_end(note), parse_time(note.observed_at)) > (_end(twin), parse_time(twin.observed_at))
 
 
 def split_keywords(note: MemoryNote) -> tuple[list[str], list[str]]:
@@ -271,7 +320,7 @@ def notes_for_model(notes: list[MemoryNote], report: ConsolidationReport, *, clo
     Global notes on another subject (see `related`) cannot merge or conflict with a new note,
     so they stay out of the prompt: shorter, faster, and nothing to get wrong.
     """
-    new = [n for n in notes if report.decisions[n.id].outcome == "added"]
+    new = [n for n in notes if report.decisions[n.id].outcome == "added" and n.is_live(clock)]
     if not new:
         return []
     new_ids = {n.id for n in new}
@@ -432,6 +481,11 @@ def apply_plan(notes: list[MemoryNote], report: ConsolidationReport, plan: Conso
 
     for new in new_notes:  # a written note identical to a source keeps that source's id
         if new.id in by_id:
+            existing = by_id[new.id]
+            if existing.status != "active" and new.id not in merged_into:
+                # Its sources would be retired into a note that is itself retired: all of them lost.
+                raise PlanRejected(f"written note {new.text!r} is note {new.id}, which is {existing.status}: "
+                                   "it would revive it, or retire its sources into it")
             continue
         notes.append(new)
         by_id[new.id] = new
@@ -444,7 +498,12 @@ def apply_plan(notes: list[MemoryNote], report: ConsolidationReport, plan: Conso
         if d.action not in ("supersede", "conflict"):
             continue
         note, other = by_id[d.id], by_id[merged_into.get(d.other_id, d.other_id)]
-        if related(note, other):
+        if related(note, other) and d.action == "supersede" and (extra := _not_replaced(note, other)):
+            # "Likes peanut butter cookies" shares a subject with "Is allergic to peanuts" but
+            # replaces nothing of it: retiring it would lose the allergy. The user decides.
+            _ask_user(note, other, f"the model said one replaces the other, but they differ in {extra}; "
+                      f"{d.reason}", report)
+        elif related(note, other):
             _resolve_conflict(note, other, d, report, recency=recency)
         else:
             report.overruled.append(f"{d.action} {note.text!r} / {other.text!r}: different subjects, both kept")
@@ -452,13 +511,27 @@ def apply_plan(notes: list[MemoryNote], report: ConsolidationReport, plan: Conso
 
 
 def _dropped_words(text: str, source: MemoryNote) -> set[str]:
-    """What the source says that `text` does not: its topic words beyond how a fact is stated."""
-    return topic_words(source.text) - topic_words(text) - STATING_WORDS
+    """What the source says that `text` does not: its topic words beyond how a fact is stated,
+    its numbers (a budget, a date) and its words in other scripts."""
+    text, said = fold(text), fold(source.text)
+    return ((topic_words(said) - topic_words(text) - STATING_WORDS)
+            | (_number_runs(said) - _number_runs(text)) | (_other_words(said) - _other_words(text)))
 
 
 def _mentions(text: str, source: MemoryNote) -> bool:
     """Does `text` share a content word with the source (not just "prefers")?"""
-    return bool(topic_words(text) & topic_words(source.text))
+    text, said = fold(text), fold(source.text)
+    return bool(topic_words(text) & topic_words(said) or _other_words(text) & _other_words(said))
+
+
+def _not_replaced(a: MemoryNote, b: MemoryNote) -> str:
+    """What keeps one of two notes from simply replacing the other (empty if nothing): words either
+    says beyond how an attribute is stated and its value, or different circumstances."""
+    extra = unshared_facts(a, b) | unshared_facts(b, a)
+    if extra:
+        return ", ".join(sorted(extra))
+    qa, qb = qualifiers(a.text), qualifiers(b.text)
+    return "circumstances (" + ", ".join(sorted(qa ^ qb)) + ")" if qa != qb else ""
 
 
 def _checked_note(written: PlanNote, sources: list[MemoryNote], source_ids: list[str],
@@ -474,6 +547,22 @@ def _checked_note(written: PlanNote, sources: list[MemoryNote], source_ids: list
     problems = unsupported_claims(written.text, [s.text for s in sources])
     if problems:
         raise PlanRejected(f"invented: {written.text!r}: {'; '.join(problems)}")
+    # A merge joins paraphrases: sources that give one attribute (seat, home city, diet...) two
+    # values are a change or a conflict, and a note written from them could pair any value with
+    # any circumstance ("aisle on flights, window on trains" from the opposite two notes).
+    stated: dict[str, set[str]] = {}
+    for source in sources:
+        for attribute, value in attributes_of(source.text).items():
+            stated.setdefault(attribute, set()).add(value)
+    for attribute, values in stated.items():
+        if len(values) > 1:
+            raise PlanRejected(f"written note {written.text!r} merges notes that give "
+                               f"{attribute.replace('_', ' ')} different values ({', '.join(sorted(values))}): "
+                               "a change or a conflict, not a paraphrase")
+    for attribute, value in attributes_of(written.text).items():
+        if attribute in stated and value not in stated[attribute]:
+            raise PlanRejected(f"invented: {written.text!r}: {attribute.replace('_', ' ')} {value!r} "
+                               f"is not its sources' ({', '.join(sorted(stated[attribute]))})")
     # Keywords are tags, not claims: keep the grounded ones, else the sources' own.
     grounded = content_words(" ".join(s.text for s in sources))[0] | {k.lower() for s in sources for k in s.keywords}
     keywords = [k.lower() for k in written.keywords if stem(k.lower()) in grounded or k.lower() in grounded]
@@ -506,16 +595,27 @@ def _resolve_conflict(note: MemoryNote, other: MemoryNote, d: PlanDecision, repo
         if older.status != "active":
             report.overruled.append(f"supersede {older.text!r}: already replaced by {older.superseded_by}")
             return
+        if _outlives(older, newer):
+            # The newer note holds until it expires; the older one must still be there after.
+            report.overruled.append(f"supersede {older.text!r} by {newer.text!r}: the newer note expires "
+                                    f"({newer.expires_at}) and the older one outlives it, so both stay")
+            return
         _supersede(older, newer)
         report.decisions[older.id] = MergeDecision(older.id, "superseded", f"newer note wins; {d.reason}", newer.id)
         return
     why = "the model flagged a contradiction" if d.action == "conflict" else "same date: recency cannot decide"
+    _ask_user(note, other, f"{why}; {d.reason}", report)
+
+
+def _ask_user(note: MemoryNote, other: MemoryNote, why: str, report: ConsolidationReport) -> None:
+    """Both notes stay active and the user is asked which one holds."""
     if any(set(c.note_ids) == {note.id, other.id} for c in report.needs_user):
         return
-    report.needs_user.append(Conflict((note.id, other.id), (note.text, other.text), f"{why}; {d.reason}"))
+    report.needs_user.append(Conflict((note.id, other.id), (note.text, other.text), why))
+    short = why.split(";")[0]
     for n, o in ((note, other), (other, note)):
         if n.id in report.decisions and report.decisions[n.id].outcome in ("kept", "added"):
-            report.decisions[n.id] = MergeDecision(n.id, "needs_user", why + "; both stay active", o.id)
+            report.decisions[n.id] = MergeDecision(n.id, "needs_user", short + "; both stay active", o.id)
 
 
 # ---- the whole pass --------------------------------------------------------------------------
