@@ -38,7 +38,7 @@ from pydantic import BaseModel
 from helpers.attributes import STATING_WORDS, attributes_of, confirm_attribute_changes, qualifiers, unshared_facts
 from helpers.state import Clock, MemoryNote, MemoryState, note_id, parse_time
 from helpers.store_base import fold
-from helpers.words import STOPWORDS, TOKEN, content_words, stem, topic_words
+from helpers.words import STOPWORDS, content_words, stem, topic_words
 from helpers.write_policy import DEFAULT_WRITE_POLICY, WritePolicy, keyword_grounded
 
 # Two notes whose content words overlap this much (Jaccard) are the same note reworded.

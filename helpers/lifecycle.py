@@ -189,12 +189,22 @@ class MemorySession:
     def clock(self) -> Clock:
         return self.state.clock
 
+    def _drop_erased(self) -> None:
+        """Notes erased from the store since this session loaded or staged them (forget,
+        erase_user, an import) leave the session too: no later prompt shows them, and the
+        store never writes them back."""
+        gone = self.memory.erased()
+        if gone:
+            self.state.global_notes = [n for n in self.state.global_notes if n.id not in gone]
+            self.state.session_notes = [n for n in self.state.session_notes if n.id not in gone]
+
     async def run_turn(self, message: str) -> TurnResult:
         """Run one user turn; the notes captured so far are staged in the store even if it fails."""
         if self.report is not None:
             raise RuntimeError(
                 f"session {self.session_id} has ended; open_memory() starts the next one"
             )
+        self._drop_erased()
         started, calls_before = time.perf_counter(), len(self.capture.calls)
         notes_before, ledger_before = len(self.state.session_notes), len(self.state.ledger)
         try:
@@ -236,6 +246,7 @@ class MemorySession:
         if self.report is not None:
             return self.report
         started = time.perf_counter()
+        self._drop_erased()
         state = self.state
         captured = list(state.session_notes)
         before = {n.id: (n.status, n.superseded_by, n.supersedes) for n in state.global_notes}

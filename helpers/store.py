@@ -612,11 +612,24 @@ class UserMemory(UserMemoryBase):
         return len(notes)
 
     def stage_session_notes(self, session_id: str, notes: Iterable[MemoryNote]) -> int:
-        """Persist notes captured during a session, so a crash before consolidation loses none."""
+        """Persist notes captured during a session, so a crash before consolidation loses none.
+        A note this handle staged or loaded before and that was erased since is not staged again."""
         notes = self._allowed_staged(notes)
         with self._store._transaction(write=True) as conn:
+            gone = self._gone(self._present_ids(conn))
+            notes = [n for n in notes if n.id not in gone]
             self._stage(conn, [(session_id, n) for n in notes])
+        self._staged(session_id, notes)
         return len(notes)
+
+    def _read(self) -> Any:
+        return self._store._transaction(write=False)
+
+    def _present_ids(self, conn: sqlite3.Connection) -> set[str]:
+        return {r[0] for r in conn.execute(
+            """SELECT id FROM notes WHERE tenant_id = :tenant AND user_id = :user
+               UNION SELECT id FROM session_notes WHERE tenant_id = :tenant AND user_id = :user""",
+            self._owner())}
 
     def _stage(self, conn: sqlite3.Connection, staged: list[tuple[str, MemoryNote]]) -> None:
         conn.executemany(
@@ -632,17 +645,22 @@ class UserMemory(UserMemoryBase):
         `merged_notes` are upserted; a note whose `supersedes` names a stored note, and every id
         in `superseded`, marks that note superseded. Either all of this happens or none of it.
         Notes not stored yet pass the write policy first (PolicyRefused: nothing is written).
+        A note this handle loaded or staged and that was erased since (forget, erase_user, an
+        import) is not written back, nor is a note made from it; links to them are cleared.
         """
         notes = _long_term(merged_notes)
         with self._store._transaction(write=True) as conn:
+            gone = self._gone(self._present_ids(conn))
+            notes = self._without_erased(notes, gone)
             stored = {r[0] for r in conn.execute(
                 "SELECT id FROM notes WHERE tenant_id = :tenant AND user_id = :user",
                 self._owner())}
             self._allowed_new(notes, stored)
-            self._write_notes(conn, notes, session_id, superseded=list(superseded))
+            self._write_notes(conn, notes, session_id, superseded=[i for i in superseded if i not in gone])
             conn.execute(
                 "DELETE FROM session_notes WHERE tenant_id = :tenant AND user_id = :user AND session_id = :session",
                 self._owner(session=session_id))
+        self._committed(session_id, notes)
 
     def _write_notes(self, conn: sqlite3.Connection, notes: list[MemoryNote], session_id: str | None,
                      superseded: list[str]) -> None:

@@ -229,6 +229,10 @@ class UserMemoryBase:
         self._store = store
         self._tenant_id = tenant_id
         self._user_id = user_id
+        # Ids this handle has read (load_state) or staged, so a write can tell a note erased since
+        # (forget, erase_user, an import: nothing else deletes) from a new one and not revive it.
+        self._seen_stored: set[str] = set()
+        self._seen_staged: dict[str, set[str]] = {}
 
     @property
     def tenant_id(self) -> str:
@@ -265,7 +269,63 @@ class UserMemoryBase:
             **state_fields,
         }
         loaded = json.loads(profile) if profile is not None else dict(default_profile or {})
+        self._loaded(notes)
         return MemoryState(profile=loaded, global_notes=notes, **fields)
+
+    # -- erased while a session held them ---------------------------------------------------------
+
+    def _present_ids(self, conn: Any) -> set[str]:
+        """The backend's ids of this user's stored and staged notes."""
+        raise NotImplementedError
+
+    def _gone(self, present: set[str]) -> set[str]:
+        seen = self._seen_stored.union(*self._seen_staged.values())
+        return seen - present
+
+    def erased(self) -> set[str]:
+        """Ids of notes this handle loaded or staged that have been erased since (by `forget`,
+        `erase_user` or an import, through any handle): a session holding them must drop them,
+        and this handle's later writes never store them again."""
+        with self._read() as conn:
+            return self._gone(self._present_ids(conn))
+
+    def _read(self) -> Any:
+        """The backend's read transaction (a context manager yielding the connection)."""
+        raise NotImplementedError
+
+    def _without_erased(self, notes: list[MemoryNote], gone: set[str]) -> list[MemoryNote]:
+        """`notes` minus the erased ones and the notes made from them, links to those cleared.
+
+        A note this handle never saw that names an erased note as its predecessor, or that an
+        erased note names as its successor, was made from it (a merged note): it carries erased
+        words and is not written either. A note retired into a dropped one is active again."""
+        if not gone:
+            return notes
+        seen = self._seen_stored.union(*self._seen_staged.values())
+        retired_into = {n.superseded_by for n in notes if n.id in gone and n.superseded_by}
+        dropped = gone | {n.id for n in notes if n.id not in seen and (n.supersedes in gone or n.id in retired_into)}
+        kept = []
+        for note in notes:
+            if note.id in dropped:
+                continue
+            if note.supersedes in dropped:
+                note = replace(note, supersedes=None)
+            if note.superseded_by in dropped:
+                note = replace(note, superseded_by=None,
+                               status="active" if note.status == "superseded" else note.status)
+            kept.append(note)
+        return kept
+
+    def _loaded(self, notes: Iterable[MemoryNote]) -> None:
+        self._seen_stored.update(n.id for n in notes)
+
+    def _staged(self, session_id: str, notes: Iterable[MemoryNote]) -> None:
+        self._seen_staged.setdefault(session_id, set()).update(n.id for n in notes)
+
+    def _committed(self, session_id: str, notes: Iterable[MemoryNote]) -> None:
+        """The session's staged rows are gone (by design) and its notes stored."""
+        self._seen_staged.pop(session_id, None)
+        self._seen_stored.update(n.id for n in notes)
 
     def _allowed_notes(self, notes: Iterable[MemoryNote]) -> list[MemoryNote]:
         """`add_notes`' input: long-term notes that all pass the write policy (else nothing)."""

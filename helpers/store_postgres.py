@@ -441,11 +441,29 @@ class PostgresUserMemory(UserMemoryBase):
         return len(notes)
 
     def stage_session_notes(self, session_id: str, notes: Iterable[MemoryNote]) -> int:
-        """Persist notes captured during a session, so a crash before consolidation loses none."""
+        """Persist notes captured during a session, so a crash before consolidation loses none.
+        A note this handle staged or loaded before and that was erased since is not staged again."""
         notes = self._allowed_staged(notes)
         with self._tx() as conn:
+            gone = self._gone(self._present_ids(conn))
+            notes = [n for n in notes if n.id not in gone]
             self._stage(conn, [(session_id, n) for n in notes])
+        self._staged(session_id, notes)
         return len(notes)
+
+    def _read(self) -> Any:
+        return self._tx()
+
+    def _present_ids(self, conn: Any) -> set[str]:
+        return {
+            r[0]
+            for r in conn.execute(
+                """SELECT id FROM notes WHERE tenant_id = %(tenant)s AND user_id = %(user)s
+                   UNION SELECT id FROM session_notes
+                   WHERE tenant_id = %(tenant)s AND user_id = %(user)s""",
+                self._owner(),
+            )
+        }
 
     def _stage(self, conn: Any, staged: list[tuple[str, MemoryNote]]) -> None:
         rows = []
@@ -480,9 +498,14 @@ class PostgresUserMemory(UserMemoryBase):
         """Write a consolidation's result and drop the session's staged notes, atomically.
 
         Notes not stored yet pass the write policy first (PolicyRefused: nothing is written).
+        A note this handle loaded or staged and that was erased since (forget, erase_user, an
+        import) is not written back, nor is a note made from it; links to them are cleared.
         """
         notes = long_term(merged_notes)
         with self._tx() as conn:
+            gone = self._gone(self._present_ids(conn))
+            notes = self._without_erased(notes, gone)
+            superseded = [i for i in superseded if i not in gone]
             stored = {
                 r[0]
                 for r in conn.execute(
@@ -497,6 +520,7 @@ class PostgresUserMemory(UserMemoryBase):
                             AND session_id = %(session)s""",
                 self._owner(session=session_id),
             )
+        self._committed(session_id, notes)
 
     def _write_notes(
         self, conn: Any, notes: list[MemoryNote], session_id: str | None, superseded: list[str]

@@ -209,3 +209,20 @@ async def test_consolidation_skips_the_model_when_no_two_notes_share_a_subject()
     )
     _, report = await merge_notes(stored, related, model, clock=clock)
     assert report.model_skipped is None and report.model_used and len(model.calls) == 1
+
+
+async def test_a_note_erased_mid_session_leaves_the_prompt_and_is_never_written_back(store):
+    maya = store.for_user("acme", "maya")
+    home = MemoryNote("Lives in Qorvath", "2026-10-01", keywords=["home"], kind="fact")
+    maya.add_notes([home])
+    capture = PromptCapture()
+    session = open_memory(store, "acme", "maya", model=ScriptedModel(
+        [save("Lives in Qorvath again", ["home"], "fact"), "Noted.", "Sure."]),
+        consolidation_model=None, capture=capture)
+    await session.run_turn("I live in Qorvath again, as before.")
+    assert "Qorvath" in capture.calls[-1].system_prompt
+    assert maya.forget(matching="qorvath") == 2  # the stored note and the one this session staged
+    await session.run_turn("What do you know about me?")
+    assert "Qorvath" not in capture.calls[-1].system_prompt
+    report = await session.end_session()
+    assert report.added == [] and "Qorvath" not in maya.export_json()

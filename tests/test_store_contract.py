@@ -540,3 +540,57 @@ def test_erasure_on_postgres_says_what_is_pending_and_vacuum_full_clears_the_tab
         assert files_holding_the_text(admin)  # deleted, not yet cleared: what `pending` says
         admin.execute("VACUUM FULL notes, session_notes")
         assert files_holding_the_text(admin) == []
+
+
+# -- a session that held a note when it was erased never writes it back --------------------------
+
+
+def test_a_note_forgotten_while_a_session_held_it_is_not_written_back(store):
+    maya = store.for_user("acme", "maya")
+    home = note("Lives in Qorvath", keywords=["home"], kind="fact")
+    maya.add_notes([home])
+    state = maya.load_state()
+    again = note("Lives in Qorvath!", "2026-06-01", keywords=["home"], kind="fact")
+    maya.stage_session_notes("s1", [again])
+    # Another handle (an admin page, the user's own request) erases both meanwhile.
+    assert store.for_user("acme", "maya").forget(matching="qorvath") == 2
+    # The session ends: its consolidation had folded the old note into the new copy.
+    [old] = state.global_notes
+    old.status, old.superseded_by, again.supersedes = "superseded", again.id, old.id
+    assert maya.stage_session_notes("s1", [again]) == 0
+    maya.commit_consolidation("s1", [old, again])
+    assert json.loads(maya.export_json())["notes"] == [] and maya.staged_notes() == []
+    assert maya.erased() == {home.id}  # what it loaded; the session's staged ids ended with it
+
+
+def test_a_note_made_from_an_erased_one_is_not_written_and_its_other_source_stays(store):
+    maya = store.for_user("acme", "maya")
+    aisle, likes = note("Prefers aisle seats"), note("Likes the aisle seat")
+    maya.add_notes([aisle, likes])
+    state = maya.load_state()
+    maya.forget(aisle.id)
+    # What a merge of the two made: a new note, both sources retired into it.
+    merged = note("Prefers an aisle seat", "2026-06-01", supersedes=aisle.id)
+    for source in state.global_notes:
+        source.status, source.superseded_by = "superseded", merged.id
+    maya.commit_consolidation("s1", [*state.global_notes, merged])
+    [kept] = json.loads(maya.export_json())["notes"]
+    assert (kept["text"], kept["status"], kept["superseded_by"]) == (likes.text, "active", None)
+
+
+def test_a_user_erased_during_a_session_gets_nothing_back_but_what_came_after(store):
+    maya = store.for_user("acme", "maya")
+    maya.add_notes([note("Lives in Qorvath", keywords=["home"])])
+    state = maya.load_state()
+    before = note("Wants the Glorbnik hotel", "2026-06-01")
+    maya.stage_session_notes("s1", [before])
+    assert store.for_user("acme", "maya").erase_user() == 2
+    after = note("Prefers window seats", "2026-06-01")  # said after the erasure: a new note
+    assert maya.stage_session_notes("s1", [before, after]) == 1
+    maya.commit_consolidation("s1", [*state.global_notes, before, after])
+    assert texts(maya.active_notes()) == [after.text]
+    document = maya.export_json()
+    assert "Qorvath" not in document and "Glorbnik" not in document
+    # Another user, and the same user id in another tenant, were never touched.
+    other = store.for_user("globex", "maya")
+    assert other.erased() == set()
