@@ -169,6 +169,10 @@ def unsupported_claims(text: str, source_texts: list[str]) -> list[str]:
             # Any script: TOKEN reads a-z only, so "Zärich" or "Москва" would pass unseen.
             if match not in source_other:
                 problems.append(f"word {match!r} is not in its sources")
+        elif match in _QUALIFYING:
+            # Stopwords, but they change what is claimed: "Prefers other seats than aisle".
+            if not any(match in _CLAIM_TOKEN.findall(s) for s in source_texts):
+                problems.append(f"word {match!r} is not in its sources")
         elif match not in STOPWORDS and stem(match) not in source_words | {"not"}:
             problems.append(f"word {match!r} is not in its sources")
     negated = {"not" in content_words(s)[0] for s in source_texts}
@@ -181,6 +185,8 @@ def unsupported_claims(text: str, source_texts: list[str]) -> list[str]:
     return problems
 
 
+# Stopwords that restrict or turn a claim around: a written note may use one only if a source does.
+_QUALIFYING = frozenset({"only", "other", "than", "if", "when", "while", "but", "or"})
 # A number with its separators: a date (2026-12-05, 05/12), a time (10:30), an amount (1,200.50).
 _NUMBER_RUN = re.compile(r"\d+(?:[-/.:,]\d+)*")
 # A word in any script (letters only): what TOKEN's a-z misses.

@@ -79,6 +79,18 @@ def test_unsupported_claims_reads_every_script_and_whole_numbers():
     assert unsupported_claims("Flying to Tokyo on 2026-12-05", [TOKYO.text, TOKYO_AGAIN.text]) == []
 
 
+@pytest.mark.parametrize("written, word", [
+    ("Prefers other seats than aisle", "other"),  # every content word is a source's
+    ("Prefers aisle seats only if", "only"),
+])
+async def test_a_stopword_that_turns_a_claim_around_must_come_from_a_source(written, word):
+    aisle, likes = note("Prefers aisle seats", "2026-01-02"), note("Likes an aisle seat", "2026-11-29")
+    merged, report = await run([aisle], [likes], merge_all([aisle, likes], written))
+    assert f"word {word!r} is not in its sources" in report.fallback_reason
+    assert live(merged) == sorted([aisle.text, likes.text])
+    assert unsupported_claims("Prefers aisle seats only on trains", ["Prefers aisle seats only on trains"]) == []
+
+
 async def test_a_merge_that_swaps_circumstances_between_two_values_is_rejected():
     # Every word is a source's, so the word check alone let it through: aisle now goes with flights.
     trains = note("Prefers aisle seats on trains", "2026-01-02", keywords=["seat"])
@@ -182,3 +194,16 @@ async def test_a_session_note_expired_at_consolidation_is_kept_expired_and_never
     assert report.decisions[quiet.id] in report.dropped
     assert live(merged) == [rooms.text]
     assert model.calls == [] or quiet.id not in str(model.calls[0].input)
+
+
+async def test_a_plan_cannot_touch_an_expired_global_note():
+    # The model is shown live notes only; a plan naming an expired one is refused whole.
+    budget = note("Hotel budget under 300 AUD a night", "2026-01-02", keywords=["hotel"], expires_at="2026-11-01")
+    near = note("Prefers hotels near the station", "2026-11-28", keywords=["hotel"])
+    quiet = note("Prefers quiet hotels", "2026-11-29", keywords=["hotel"])
+    plan = merge_all([budget, near, quiet], "Prefers quiet hotels near the station under 300 AUD a night")
+    model = ScriptedModel([plan])
+    merged, report = await merge_notes([budget], [near, quiet], model, clock=CLOCK)
+    assert budget.id not in str(model.calls[0].input)
+    assert f"unknown note {budget.id!r}" in report.fallback_reason
+    assert live(merged) == sorted([near.text, quiet.text])

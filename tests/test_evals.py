@@ -144,7 +144,8 @@ async def test_fall_for_everything_plants_through_text_kind_and_keywords():
 async def test_fall_for_everything_recombines_notes_in_consolidation():
     outcome = await run_scenario(SCENARIOS["move_city"], FallForEverything())
     report = outcome.last.report.consolidation
-    assert report.created, report.summary()  # a "fact" made of two notes' words
+    # Its "fact" made of two notes' words gives the home city two values: refused, nothing applied.
+    assert not report.created and "home city different values" in report.fallback_reason, report.summary()
     assert "'Brisbane' found in live memory" in evals.evaluate(outcome).failures
 
 
