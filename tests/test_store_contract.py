@@ -594,3 +594,23 @@ def test_a_user_erased_during_a_session_gets_nothing_back_but_what_came_after(st
     # Another user, and the same user id in another tenant, were never touched.
     other = store.for_user("globex", "maya")
     assert other.erased() == set()
+
+
+# -- expiry: the same instant whatever the time zone it is written in ------------------------------
+
+
+@pytest.mark.parametrize("now, live", [("2026-06-01T08:59:59Z", True), ("2026-06-01T09:00:00Z", False),
+                                       ("2026-06-01T19:00:00+10:00", False)])
+def test_a_note_expiring_exactly_now_in_any_time_zone_is_not_loaded(backend, now, live):
+    with backend.open(clock=fixed_clock(now)) as store:
+        maya = store.for_user("acme", "maya")
+        # 19:00 in Brisbane is 09:00 UTC: the note expires at the same instant the clock may read.
+        quiet = note("Wants a quiet room near the Qorvath office", expires_at="2026-06-01T19:00:00+10:00")
+        maya.add_notes([quiet])
+        maya.stage_session_notes("s1", [note("Wants a late checkout in Qorvath", expires_at="2026-06-01T09:00:00Z")])
+        expected = [quiet.text] if live else []
+        assert texts(maya.active_notes()) == expected
+        assert texts(maya.load_state().global_notes) == expected
+        assert texts(maya.search("quiet room Qorvath")) == expected
+        assert len(maya.staged_notes()) == (1 if live else 0)
+        assert quiet.is_live(store.clock) is live
