@@ -35,7 +35,7 @@ from agents import Agent, ModelSettings, Runner
 from agents.models.interface import Model
 from pydantic import BaseModel
 
-from helpers.attributes import STATING_WORDS, attributes_of, confirm_attribute_changes, qualifiers, unshared_facts
+from helpers.attributes import _SOMEONE_ELSE, STATING_WORDS, attributes_of, confirm_attribute_changes, qualifiers, unshared_facts
 from helpers.state import Clock, MemoryNote, MemoryState, note_id, parse_time
 from helpers.store_base import fold
 from helpers.words import STOPWORDS, content_words, stem, topic_words
@@ -531,13 +531,20 @@ def _mentions(text: str, source: MemoryNote) -> bool:
 
 
 def _not_replaced(a: MemoryNote, b: MemoryNote) -> str:
-    """What keeps one of two notes from simply replacing the other (empty if nothing): words either
-    says beyond how an attribute is stated and its value, or different circumstances."""
-    extra = unshared_facts(a, b) | unshared_facts(b, a)
-    if extra:
-        return ", ".join(sorted(extra))
-    qa, qb = qualifiers(a.text), qualifiers(b.text)
-    return "circumstances (" + ", ".join(sorted(qa ^ qb)) + ")" if qa != qb else ""
+    """Why the newer of two notes does not simply replace the older one (empty if it does): the
+    older says something the newer does not (beyond how an attribute is stated and its value),
+    they hold in different circumstances, or only one is about someone else."""
+    older, newer = sorted((a, b), key=lambda n: parse_time(n.observed_at))
+    lost = unshared_facts(older, newer)
+    if lost:
+        return ", ".join(sorted(lost))
+    qa, qb = qualifiers(older.text), qualifiers(newer.text)
+    if qa != qb:
+        return "circumstances (" + ", ".join(sorted(qa ^ qb)) + ")"
+    others = {m.group(0).lower() for n in (older, newer) for m in _SOMEONE_ELSE.finditer(n.text)}
+    if bool(_SOMEONE_ELSE.search(older.text)) != bool(_SOMEONE_ELSE.search(newer.text)):
+        return "whom it is about (" + ", ".join(sorted(others)) + ")"
+    return ""
 
 
 def _checked_note(written: PlanNote, sources: list[MemoryNote], source_ids: list[str],
