@@ -123,16 +123,27 @@ def normalize(text: str) -> str:
     return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
 
 
+def _words(text: str) -> tuple[set[str], set[str]]:
+    """(content stems, whole numbers) of a text, in any script: a-z words stemmed (stopwords out),
+    words in other scripts whole ("Москве", "Zürich"), numbers with their separators."""
+    folded = fold(text)
+    words = {token if not token.isascii() else stem(token) for token in _CLAIM_TOKEN.findall(folded)
+             if not token[0].isdigit() and token not in STOPWORDS}
+    return words, _number_runs(folded)
+
+
 def similarity(a: str, b: str) -> float:
-    """Jaccard overlap of content stems; 1.0 for the same note reworded trivially."""
-    wa, wb = content_words(a)[0], content_words(b)[0]
-    return len(wa & wb) / len(wa | wb) if wa | wb else 1.0
+    """Jaccard overlap of content stems (words in any script); 1.0 for the same note reworded trivially."""
+    wa, wb = _words(a)[0], _words(b)[0]
+    if not wa | wb:  # nothing but stopwords and numbers: only the same text is the same note
+        return 1.0 if normalize(a) == normalize(b) else 0.0
+    return len(wa & wb) / len(wa | wb)
 
 
 def is_near_duplicate(a: str, b: str) -> bool:
     if normalize(a) == normalize(b):
         return True
-    (wa, na), (wb, nb) = content_words(a), content_words(b)
+    (wa, na), (wb, nb) = _words(a), _words(b)
     # Different numbers or a negation on one side make a different fact, however similar.
     return na == nb and ("not" in wa) == ("not" in wb) and similarity(a, b) >= NEAR_DUPLICATE_THRESHOLD
 

@@ -209,3 +209,24 @@ async def test_a_plan_cannot_touch_an_expired_global_note():
     assert budget.id not in str(model.calls[0].input)
     assert f"unknown note {budget.id!r}" in report.fallback_reason
     assert live(merged) == sorted([near.text, quiet.text])
+
+
+# ---- other scripts ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("old, new", [
+    ("Живёт в Москве", "Любит суши"),  # Cyrillic: no a-z word at all, so every pair looked the same
+    ("住在东京", "喜欢寿司"),
+    ("Lives in Zürich", "Lives in Zärich"),
+])
+def test_notes_in_other_scripts_are_not_folded_as_duplicates(old, new):
+    first, second = note(old, "2026-01-02", keywords=[]), note(new, "2026-11-29", keywords=[])
+    merged, report = deterministic_merge([first], [second], clock=CLOCK)
+    if report.decisions[second.id].outcome == "blocked":
+        pytest.skip("the write policy refuses this note")
+    assert live(merged) == sorted([old, new]), report.summary()  # before: the older note was retired
+
+
+def test_a_note_repeated_in_another_script_still_folds():
+    first, again = note("Живёт в Москве", "2026-01-02"), note("живёт в  Москве!", "2026-11-29")
+    merged, report = deterministic_merge([first], [again], clock=CLOCK)
+    assert live(merged) == [again.text] and report.decisions[first.id].outcome == "duplicate"
