@@ -59,9 +59,18 @@ _DIETS = [  # first match wins: "no longer vegetarian" is checked before "vegeta
     ("vegetarian", r"\bvegetarian\b|\bveggie\b"),
     ("pescatarian", r"\bpesc[ae]tarian\b"),
 ]
-_SOMEONE_ELSE = re.compile(
-    r"(?i)\b(?:wife|husband|partner|friend|son|daughter|kids?|children|child|colleagues?|"
-    r"boss|guests?|mother|father|mum|dad|family)\b"
+_RELATIONS = (
+    r"(?:wife|husband|partner|spouse|fianc[eé]e?|girlfriend|boyfriend|friends?|sons?|daughters?|"
+    r"kids?|children|child|colleagues?|co-?workers?|boss|manager|assistant|guests?|mother|father|"
+    r"mum|mom|dad|parents?|sisters?|brothers?|siblings?|grand(?:mother|father|ma|pa|parents?)|"
+    r"aunt|uncle|cousins?|niece|nephew|in-laws|family|flatmates?|roommates?|housemates?|"
+    r"neighbou?rs?)"
+)
+_SOMEONE_ELSE = re.compile(r"(?i)\b" + _RELATIONS + r"\b")
+# A note whose subject is someone else ("Sister lives in Perth", "Maya's partner prefers window
+# seats") states none of the user's attributes: it must never retire the user's own note.
+_ABOUT_SOMEONE_ELSE = re.compile(
+    r"(?i)^\W*(?:(?:my|his|her|their|the\s+user's|user's|[\w-]+'s)\s+)?" + _RELATIONS + r"\b"
 )
 _SEATS = [("aisle", r"\baisle\b"), ("window", r"\bwindow\b")]
 _CABINS = [
@@ -131,6 +140,8 @@ def _airport_code(place: str) -> str:
 
 def attributes_of(text: str) -> dict[str, str]:
     """The one-value attributes a note states: "Moved to Perth" -> {"home_city": "perth"}."""
+    if _ABOUT_SOMEONE_ELSE.search(text):
+        return {}
     found: dict[str, str | None] = {"home_city": _home_city(text)}
     if airport := _HOME_AIRPORT.search(text):
         found["home_airport"] = _airport_code(airport.group(1))

@@ -200,3 +200,23 @@ def test_confirming_needs_a_merge_result():
     notes, report = deterministic_merge([BRISBANE], [melbourne], clock=CLOCK)
     notes, report = confirm_attribute_changes(notes, report, clock=CLOCK)
     assert {n.id: n.status for n in notes} == {BRISBANE.id: "superseded", melbourne.id: "active"}
+
+
+@pytest.mark.parametrize("text", [
+    "Sister lives in Perth", "Maya's partner lives in Perth", "Her sister prefers window seats",
+    "The user's kids prefer window seats", "My brother moved to Perth",
+])
+def test_a_note_about_someone_else_states_none_of_the_users_attributes(text):
+    assert attributes_of(text) == {}
+
+
+@pytest.mark.parametrize("text", ["Lives in Melbourne near her sister", "Moved to Perth with my partner"])
+def test_a_note_that_only_mentions_someone_else_is_still_the_users(text):
+    assert "home_city" in attributes_of(text)
+
+
+async def test_someone_elses_seat_never_retires_the_users_own():
+    aisle = note("Prefers aisle seats", "2026-01-02", keywords=["seat"])
+    sister = note("Her sister prefers window seats", keywords=["seat"])
+    merged, report = await merge_notes([aisle], [sister], ScriptedModel([keep_all]), clock=CLOCK)
+    assert all(n.status == "active" for n in merged), report.summary()  # before: aisle superseded
