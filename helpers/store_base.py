@@ -104,8 +104,11 @@ def note_from_columns(data: Mapping[str, Any] | Any) -> MemoryNote:
 
 
 def as_it_was(note: MemoryNote, superseded_at: str | None) -> MemoryNote:
-    """For `as_of`: a note superseded later was still current then, so show it as it was."""
-    return replace(note, status="active", superseded_by=None) if superseded_at else note
+    """For `as_of`: a note superseded later was still current then, and a note stored as expired
+    (it expired before it was consolidated) was live before its expiry: show it as it was."""
+    if superseded_at:
+        return replace(note, status="active", superseded_by=None)
+    return replace(note, status="active") if note.status == "expired" else note
 
 
 def check_forget(note_id: str | None, matching: str | None, reason: str) -> None:

@@ -614,3 +614,14 @@ def test_a_note_expiring_exactly_now_in_any_time_zone_is_not_loaded(backend, now
         assert texts(maya.search("quiet room Qorvath")) == expected
         assert len(maya.staged_notes()) == (1 if live else 0)
         assert quiet.is_live(store.clock) is live
+
+
+def test_a_note_stored_as_expired_is_live_in_as_of_before_its_expiry_and_never_after(store):
+    # Consolidation keeps a session note that expired before the session ended with status "expired".
+    maya = store.for_user("acme", "maya")
+    trip = note("Wants a late checkout in Qorvath", "2026-05-20", expires_at="2026-05-25", status="expired")
+    maya.commit_consolidation("s1", [trip])
+    assert maya.active_notes() == [] and maya.load_state().global_notes == []
+    [then] = maya.as_of("2026-05-22T12:00:00Z")
+    assert then.text == trip.text and then.status == "active"
+    assert maya.as_of("2026-05-26T00:00:00Z") == []
