@@ -4,6 +4,7 @@
 
 Per case: how long forget took, its checkpoint report (completed, attempts, WAL frames, frames
 copied back) and which of the store's files (database, -wal, -shm) still hold the erased text.
+Last, a session that had loaded the note ends after the erasure: the text must stay gone.
 """
 
 import sqlite3
@@ -50,6 +51,25 @@ def run(case: str, release_after: float | None) -> None:
     store.close()
 
 
+def stale_session() -> None:
+    """A session loads the note, another handle forgets it, the session then commits its merge."""
+    folder = Path(tempfile.mkdtemp())
+    store = MemoryStore.open(folder / "m.db", clock=fixed_clock("2026-06-01T09:00:00Z"))
+    user = store.for_user("acme", "maya")
+    user.add_notes([MemoryNote(SECRET, "2026-05-01")])
+    state = user.load_state()
+    again = MemoryNote(SECRET + "!", "2026-06-01")
+    user.stage_session_notes("s1", [again])
+    erased = store.for_user("acme", "maya").forget(matching="xqzorb")
+    [held] = state.global_notes  # the session folded it into the copy it captured
+    held.status, held.superseded_by, again.supersedes = "superseded", again.id, held.id
+    user.stage_session_notes("s1", [again])
+    user.commit_consolidation("s1", [held, again])
+    store.close()
+    print(f"stale session: erased {int(erased)}; after it committed, text in: {holding(folder)}")
+
+
 if __name__ == "__main__":
     run("reader ends its read 0.3 s into forget", 0.3)
     run("reader holds its read past forget's 1 s wait", None)
+    stale_session()
