@@ -70,7 +70,7 @@ _SOMEONE_ELSE = re.compile(r"(?i)\b" + _RELATIONS + r"\b")
 # A note whose subject is someone else ("Sister lives in Perth", "Maya's partner prefers window
 # seats") states none of the user's attributes: it must never retire the user's own note.
 _ABOUT_SOMEONE_ELSE = re.compile(
-    r"(?i)^\W*(?:(?:my|his|her|their|the\s+user's|user's|[\w-]+'s)\s+)?" + _RELATIONS + r"\b"
+    r"(?i)^\W*(?:(?:my|his|her|their|the\s+user['’]s|[\w-]+['’]s)\s+)?" + _RELATIONS + r"\b"
 )
 _SEATS = [("aisle", r"\baisle\b"), ("window", r"\bwindow\b")]
 _CABINS = [

@@ -204,7 +204,7 @@ def test_confirming_needs_a_merge_result():
 
 @pytest.mark.parametrize("text", [
     "Sister lives in Perth", "Maya's partner lives in Perth", "Her sister prefers window seats",
-    "The user's kids prefer window seats", "My brother moved to Perth",
+    "The user's kids prefer window seats", "My brother moved to Perth", "Maya’s partner lives in Perth",
 ])
 def test_a_note_about_someone_else_states_none_of_the_users_attributes(text):
     assert attributes_of(text) == {}
