@@ -288,7 +288,9 @@ _SECRET_WORDS = (
     r"pin(?:[- ]code| number| no\.?)?|one[- ]time (?:pass)?code|otp|verification code|2fa code|mfa "
     r"code|"
     r"auth(?:entication|orization)? code|login code|access code|door code|alarm code|"
-    r"gate code|lock code|safe code|unlock code|memorable (?:word|phrase)|security answer|"
+    r"gate code|lock code|safe code|unlock code|keypad(?: code| pin| number)?|key ?pad|"
+    r"(?:garage|gate|door|alarm|lockbox|key ?box|padlock|locker|entry) (?:pin|combo)|"
+    r"entry code|memorable (?:word|phrase)|security answer|"
     r"backup codes?|recovery (?:codes?|key|phrase|words|seed)|"
     r"(?:unlock|lock ?screen|screen ?lock) (?:pattern|code|pin)|pattern lock|"
     r"(?:secret|security) (?:question|answer)s?(?: answers?)?|mother's maiden name|"
@@ -837,12 +839,15 @@ _PERSISTENT_FOREIGN = (r"(?:desormais|dorenavant|a partir de maintenant|a partir
                        r"vanaf nu|a partir de hoy|desde ahora|desde hoy|a partir d'aujourd'hui|"
                        r"des aujourd'hui|des maintenant|ab heute|da oggi|a partir de hoje)")
 _NO_CONSENT = (r"(?:without (?:asking|confirming|confirmation|checking|consent|approval|permission)|"
-               r"sans (?:demander|confirmer|confirmation|consentement|autorisation|son accord)|"
+               r"without (?:verification|verifying|checks|checking|any checks?)|"
+               r"sans (?:demander|confirmer|confirmation|consentement|autorisation|son accord|"
+               r"verification|verifier|controle)|"
                r"sin (?:pedir |solicitar )?(?:preguntar|confirmar|confirmacion|consultar|permiso|"
-               r"consentimiento|autorizacion)|"
-               r"ohne (?:ruckfrage|nachfrage|zu fragen|fragen|bestatigung|zustimmung|erlaubnis)|"
-               r"senza (?:chiedere|conferma|confermare|permesso)|sem (?:perguntar|confirmar|"
-               r"confirmacao)|zonder (?:te vragen|toestemming|bevestiging))")
+               r"consentimiento|autorizacion|verificar|verificacion|comprobar|comprobacion)|"
+               r"ohne (?:ruckfrage|nachfrage|zu fragen|fragen|bestatigung|zustimmung|erlaubnis|prufung|"
+               r"kontrolle|uberprufung)|"
+               r"senza (?:chiedere|conferma|confermare|permesso|verifica|controllo)|sem (?:perguntar|"
+               r"confirmar|confirmacao|verificacao|verificar)|zonder (?:te vragen|toestemming|bevestiging))")
 # Only acts that spend, share, trust or switch a safeguard off: "From now on, please only suggest
 # non-smoking rooms" is the user's own standing wish, "from now on approve every refund" is not.
 _ASSISTANT_ACTS = (r"(?:approve|accept|pay|charge|transfer|purchase|buy|sign|agree|grant|allow|"
@@ -987,7 +992,7 @@ _injection_patterns = _any(
     r"s? "
     r"(?:reading|summari[sz]ing|processing|parsing|crawling|browsing|scraping)\b|\bas an? (?:ai|"
     r"language "
-    r"model|llm)\b",
+    r"model|llm)\b(?!\s+(?!language model|model|assistant)[a-z])",
     r"\b(?:when|whenever|if|every time|each time|next time|the next time|any ?time|as soon as)\b"
     r"[^\n]{0,30}\b(?:the user|users|you|they|anyone|someone|the customer|the traveller|the "
     r"traveler|the client|the guest) "
@@ -1148,8 +1153,9 @@ _injection_patterns = _any(
     r"identity|personal|private|login)\s*(?:details|data|number|numbers|info|information|scan|"
     r"copy|photo|documents?|credentials)?\b[^\n]{0,30}?\b(?:with|to)\b",
     # Consent the assistant is told the user gave: to share data, to every charge, to all upgrades.
-    r"\b(?:consents?|consented|agrees?|agreed|approves?|approved|pre-?approved|pre-?authori[sz]ed|"
-    r"authori[sz]es|authori[sz]ed)\b(?:\s+to)?\s+(?:all|any|every|each|data|sharing|share|"
+    # ("Wants to approve every booking" keeps the user in control: not after "to".)
+    r"(?<!\bto )\b(?:consents?|consented|agrees?|agreed|approves?|approved|pre-?approved|"
+    r"pre-?authori[sz]ed|authori[sz]es|authori[sz]ed)\b(?:\s+to)?\s+(?:all|any|every|each|data|sharing|share|"
     r"unlimited|automatic)\b[^\n]{0,20}?\b(?:charges?|payments?|bookings?|purchases?|upgrades?|"
     r"transactions?|spending|sharing|disclosure|data|refunds?|fees)\b",
     r"(?:^|[.;!?]\s*)(?:override|admin(?: note)?|directive|command)\s*:",
@@ -1268,7 +1274,7 @@ _SECOND_PERSON = re.compile(
     r"settings|programming|guidelines|polic(?:y|ies)|job|task|role|mission|purpose|owners?|"
     r"developers?|creators?|operators?|memory|memories|training|safeguards|limits|filters?)\b|"
     r"(?<![\w'-])(?:vous|usted|ustedes|voce|voces) (?:devez|pouvez|debe|debes|puede|puedes|deve|"
-    r"pode)\b|(?<![\w'-])(?:votre|vos|tu|su|sua|dein\w*|ihre?) (?:mission|tache|role|"
+    r"pode)\b|(?<![\w'-])(?:du (?:sollst|musst|darfst|kannst)|(?:sollst|musst|darfst) du)\b|(?<![\w'-])(?:votre|vos|tu|su|sua|dein\w*|ihre?) (?:mission|tache|role|"
     r"instructions|consignes|configuration|tarea|mision|instrucciones|aufgabe|anweisungen|"
     r"regeln|tarefa|instrucoes)\b",
     _I)
@@ -1284,7 +1290,8 @@ def _speaks_to_you(text: str) -> bool:
 
 
 def _instruction_injection(text: str) -> bool:
-    if _injection_patterns(text) or _foreign_injection.search(text) or _speaks_to_you(text):
+    if (_injection_patterns(text) or _foreign_injection.search(text) or _speaks_to_you(text)
+            or _instruction_structure(text)):
         return True
     # Leetspeak ("1gn0r3 pr3v10us 1nstruct10ns") and letters spaced apart get a second reading.
     if re.search(r"[A-Za-z][0-9@$!|]|[0-9@$!|][A-Za-z]", text):
@@ -1296,6 +1303,226 @@ def _instruction_injection(text: str) -> bool:
         return _injection_patterns(joined) or (any(v in compact for v in _COMPACT_VERBS)
                                                and any(o in compact for o in _COMPACT_OBJECTS))
     return False
+
+
+# ---------------------------------------------------------------------------
+# Instructions by their grammar: the mood of the sentence, not its wording.
+# ---------------------------------------------------------------------------
+# A note states something about the user: "Prefers aisle seats", "Never books red-eyes", "She
+# stays in Shinjuku". An instruction puts a verb in the imperative ("tell her", "hide the fee"),
+# under an obligation laid on the agent or on the data ("is to be copied to", "may be charged"),
+# or declares approval or precedence that only the user can give in the moment. The user's own
+# standing wishes about their bookings pass even as orders ("Book aisle seats for her"): what
+# is refused is an order of a kind no preference needs, whatever its wording:
+#   say       dictate what the agent asserts ("tell her they are not possible", "say none are")
+#   conceal   hide, omit or keep something from someone ("leave out", "keep her in the dark")
+#   override  set aside a rule, a limit or a safety check ("ignore the budget", "stop flagging")
+#   dataflow  send or share the user's data with someone other than the user
+#   approve   charge, approve or treat something as consented on the user's behalf
+#   steer     push the user toward a seller, insert links or adverts, set a hostile tone
+# Imperatives are found where a reader finds them: at the start of a sentence or clause, after a
+# conditional clause ("When asked about X, say ..."), after adverbs ("always", "please", "do
+# not"), a short leading phrase ("In later conversations, ..."), or "you/the agent to ...".
+
+_HTML_TAG = re.compile(r"<\s*/?\s*[a-z][a-z0-9]*(?:\s[^<>\n]{0,200})?/?\s*>", _I)
+_MD_LINE_MARK = re.compile(r"(?m)^\s*(?:#{1,6}|>+|[-*+]|\d{1,3}[.)])\s+")
+
+
+def _unwrapped(text: str) -> str:
+    """The text a reader sees once HTML tags and Markdown emphasis are taken away."""
+    text = _HTML_TAG.sub("\n", text)
+    text = _MD_LINE_MARK.sub("", text)
+    text = re.sub(r"\*+|`+|~~|(?<!\w)_+|_+(?!\w)", "", text)
+    return text.replace("\u2019", "'")
+
+
+_USER = (r"(?:her|him|them|me|us|the user|the customer|the client|the traveller|the traveler|"
+         r"the guest|herself|himself|themselves)")
+# The user as recipient: "to her", "with him by e-mail", "to her phone"; not "to her husband".
+_TO_USER = (rf"{_USER}(?:\s*$|\s*[.,;:!?)]|\s+(?:by|via|as|in|on|at|when|whenever|before|after|"
+            r"too|also|first|directly|only|and|or|every|each|if|once|please|daily|weekly)\b)"
+            r"|(?:her|his|their) (?:own )?(?:phone|mobile|e-?mail|inbox|address|account|number|"
+            r"whatsapp|device|calendar|app|laptop)\b|(?:her|his|their) [\w-]+ (?:phone|mobile|"
+            r"e-?mail|inbox|address|account|number|calendar|app)\b")
+_OTHER_RECIPIENT = rf"(?:to|with)\s+(?!{_TO_USER})[\w@'\"]"
+# What a person would not hand to a stranger: documents, money, whereabouts, records.
+_PERSONAL_DATA = (r"(?:passports?|visas?|cards?|credit cards?|payment|bank|banking|accounts?|"
+                  r"credentials?|passwords?|ids?|identity|personal|private|login|home address|"
+                  r"address|location|whereabouts|itinerar(?:y|ies)|travel plans|plans|phone number|"
+                  r"numbers?|e-?mails?|contacts?|details|data|information|info|documents?|"
+                  r"history|records?|receipts?|photos?|profile|notes|memories|bookings?|schedule|"
+                  r"calendar|medical|health)")
+_FROM_PERSON = (r"from (?:her|him|them|the (?:user|customer|client|traveller|traveler|guest)|"
+                r"everyone|anyone|(?-i:[A-Z][a-z]+)\b|[\w']+ (?:husband|wife|partner|boss|family|"
+                r"kids|children|parents|employer|manager|colleagues?))")
+
+# Where an imperative may stand: the start of a sentence or clause, or "you/the agent to".
+_CLAUSE_START = (r"(?:^|[.;:!?\n|(\[]\s*|\s[-\u2013\u2014]+\s+|,\s*|\b(?:and|but|then|also|so|"
+                 r"please|kindly|otherwise)\s+|\b(?:you|the (?:agent|assistant|model|ai|concierge|"
+                 r"bot|system|llm))\s+to\s+|\b(?:you|assistants?|agents?|models?|ai|concierges?|"
+                 r"bots?|llms?|systems?)\s+(?:must|should|shall|will|is to|are to|has to|have to|"
+                 r"needs? to|ought to|may|can|is (?:allowed|permitted|expected|required|supposed) "
+                 r"to)\s+)")
+_LEADING_PHRASE = (r"(?:(?:in|on|for|from|at|during|with|after|before|until|by|going|across|"
+                   r"within|throughout) (?:[\w'-]+ ){0,3}?[\w'-]+,?\s+)?")
+_ADVERBS = (r"(?:(?:always|never|please|kindly|just|only|also|then|simply|quietly|silently|"
+            r"secretly|discreetly|immediately|automatically|instead|now|first|still|do not|don't|"
+            r"dont|do|make sure (?:to|you)|be sure to|remember to|feel free to|going forward,?|"
+            r"from now on,?)\s+)*")
+
+_SAY = (r"(?:say|tell|reply|respond|answer|claim|state|insist|assure|reassure|promise|swear)\b")
+_PROPOSITION = (r"(?:it|it's|they|they're|there|this|that|none|no one|nobody|nothing|everything|"
+                r"he|she|we|prices?|fares?|the [\w-]+|all [\w-]+)\s+(?:is|are|was|were|isn't|"
+                r"aren't|can't|cannot|won't|will|has|have|do|does|don't|doesn't|needs?|need not|"
+                r"costs?|includes?|must)\b")
+_IMPERATIVES = (
+    # say: the agent's words dictated, as a clause or a quotation.
+    rf"{_SAY}(?:\s+(?:to\s+)?(?:{_USER}|people|users|customers|everyone|anyone))?\s+"
+    rf"(?:(?:always|only|just|simply)\s+)?(?:that\b|{_PROPOSITION})",
+    rf"{_SAY}[^.;!?\n]{{0,40}}?(?::|[\"\u201c])",
+    # conceal: from the user or from anyone else.
+    # ("Omit her middle name", "Hide USD prices" are display preferences: what is hidden decides.)
+    r"(?:hide|conceal|withhold|omit|suppress|censor|downplay|gloss over|leave out|leave off|"
+    r"cut out|filter out|redact|bury|hush up|cover up|play down)\b[^.;!?\n]{0,30}?\b(?:fees?|"
+    r"charges?|surcharges?|costs?|penalt\w+|commissions?|mark-?ups?|cancellation\w*|refunds?|"
+    r"reviews?|ratings?|complaints?|warnings?|risks?|dangers?|problems?|issues?|delays?|"
+    r"alternatives?|cheaper|competitors?|terms|conditions|fine print|bad|negative|poor|"
+    r"criticism|incidents?|recalls?|advisories)\b",
+    rf"(?:hide|conceal|withhold|omit|suppress|censor|downplay|leave out|redact|bury)\b"
+    rf"[^.;!?\n]{{0,30}}?\b{_FROM_PERSON}",
+    rf"(?:let|make|have)\s+(?:{_USER}|people|customers|everyone)\s+(?:believe|think|assume)\b",
+    rf"keep\b[^.;:!?\n]{{0,40}}?\b(?:in the dark|under wraps|secret|hidden|"
+    rf"to yourself|between (?:us|you)|off the record|(?<!away ){_FROM_PERSON})",
+    r"(?:do not|don't|dont|never)\s+let\s+(?:[\w']+\s+){1,3}?(?:know|find out|see|hear|learn|"
+    r"notice|realise|realize)\b",
+    # override: set aside a rule, a limit or a safeguard.
+    # ("Ignore loyalty programmes when comparing fares" is a preference: the object decides.)
+    rf"(?:ignore|disregard|override|overrule|bypass|circumvent|get around|work around|skip|waive|"
+    rf"lift|suspend|disable|turn off|switch off|relax|loosen|forget(?: about)?)\b"
+    rf"[^.;!?\n]{{0,25}}?\b(?:limits?|caps?|budget|ceiling|maximum|restrictions?|rules?|"
+    rf"polic(?:y|ies)|checks?|verifications?|confirmations?|approvals?|consent|warnings?|alerts?|"
+    rf"allerg\w*|fraud|(?:security|safety|fraud|identity|id) (?:checks?|screening|questions?|"
+    rf"warnings?|rules?|filters?|settings?|features?|measures?|protocols?|steps?)|2fa|mfa|"
+    rf"authentication|guardrails?|"
+    rf"safeguards?|wishes|requests?|objections?|complaints?|preferences|instructions?|orders|"
+    rf"what(?:ever)? (?:she|he|they|the user|the customer) (?:says?|said|wants?|asks?)|{_TO_USER})"
+    rf"(?:\b|(?<=\W))",
+    r"(?:stop|quit|cease)\s+(?:re-?|double-?|cross-?)?(?:flagging|warning|checking|verifying|confirming|screening|"
+    r"validating|enforcing|applying|asking (?:for|about) (?:approval|confirmation|consent|"
+    r"permission))\b",
+    # dataflow: the user's data to someone other than the user.
+    rf"(?:forward|copy|cc|bcc|send|share|pass (?:on|along)|disclose|leak|upload|post|sync|relay|"
+    rf"report|e-?mail|give out|hand over|expose|reveal|publish)\b[^.;!?\n]{{0,40}}?\b"
+    rf"{_OTHER_RECIPIENT}",
+    # approve: consent given for the user.
+    r"(?:approve|authori[sz]e|pre-?approve)\b[^.;!?\n]{0,30}?\b(?:any|all|every|whatever|"
+    r"unlimited|automatically|without|anyway|regardless|even if|even when|no matter)\b",
+    # ("Charge all stays to her corporate card" says which card; what is waived decides.)
+    r"(?:charge|bill|debit)\b[^.;!?\n]{0,30}?\b(?:whatever|unlimited|automatically|without|anyway|"
+    r"regardless|even if|even when|no matter|any amount)\b",
+    r"accept\s+(?:all|any|every|each)\s+(?:\w+\s+)?(?:charges?|fees?|upgrades?|requests?|"
+    r"changes?|payments?|offers?|terms|invoices?|add-?ons?)\b",
+    r"(?:treat|regard|consider|take|count|handle|mark)\b[^.;!?\n]{0,50}?\bas (?:(?:her|his|their|"
+    r"the user's|user's) (?:own )?(?:preferences?|wishes|words|instructions?|requests?|consent|"
+    r"approval|choices?|orders?|answers?)|(?:already |pre-?)?(?:approved|authori[sz]ed|accepted|"
+    r"confirmed|consented|trusted|verified|safe|genuine|official|authoritative|binding|gospel|"
+    r"facts?|true|legitimate|cleared))\b",
+    r"(?:take it as (?:given|read|a given)|assume|presume|pretend|act as (?:though|if)|proceed as "
+    r"(?:though|if)|behave as (?:though|if))\b[^.;!?\n]{0,20}?\b(?:she|he|they|the user|the "
+    r"customer|the client)\b[^.;!?\n]{0,15}?\b(?:accepted|approved|agreed|consented|confirmed|"
+    r"authori[sz]ed|paid|signed|opted in|said yes|okayed)\b",
+    # steer: toward a seller, with links or adverts, or in a hostile tone.
+    rf"(?:steer|redirect|nudge|push|funnel|divert|herd|lure|pressure|talk)\s+(?:{_USER}|users|"
+    r"customers|people|travell?ers|guests|clients)\s+(?:back\s+)?(?:towards?|to|into|away|onto|"
+    r"out of|off)\b",
+    r"(?:upsell|up-sell|cross-sell|promote|plug|advertise|shill)\s+\S",
+    r"(?:prioriti[sz]e|favou?r|rank|recommend|suggest|list|show|feature|pick|book|push)\b"
+    r"[^.;!?\n]{0,25}?\b(?:sponsored|affiliate|commission\w*|promoted|advertised|kickbacks?)\b",
+    r"(?:include|add|insert|append|attach|put|paste|drop|embed|slip)\b[^.;!?\n]{0,25}?\b(?:links?|"
+    r"urls?|hyperlinks?)\b[^.;!?\n]{0,10}?\b[\w-]+\.[a-z]{2,}\b",
+    r"(?:include|add|insert|append|attach|embed|slip)\b[^.;!?\n]{0,25}?\b(?:referral|affiliate|"
+    r"promo codes?|coupon codes?|tracking (?:links?|pixels?|codes?)|adverts?|advertisements?|"
+    r"banners?)\b",
+    r"be\s+(?:\w+\s+)?(?:curt|rude|dismissive|condescending|sarcastic|hostile|evasive|vague|"
+    r"misleading|unhelpful|pushy|aggressive|patroni[sz]ing|mean|harsh|impolite|snippy|abrupt|"
+    r"unfriendly|deceptive|dishonest|short with)\b",
+    rf"(?:mislead|deceive|lie to|trick|manipulate|gaslight|stonewall|fob off|pressur[ei]se|"
+    rf"guilt-?trip|scare|frighten|overcharge|shortchange)\s+(?:{_USER}|users|customers|people|"
+    r"guests|clients)\b",
+)
+_imperative = re.compile(
+    rf"{_CLAUSE_START}{_LEADING_PHRASE}{_ADVERBS}(?:{'|'.join(_IMPERATIVES)})", _I)
+
+# Whatever the mood: the same classes in the passive, as permission, or as a declaration.
+_declared = _any(
+    # dataflow, passive or permitted: "are to be copied to her old agent", "sharing ... is fine".
+    rf"\b(?:(?:is|are) to be|(?:should|must|shall|will|can|may|need to|needs to|has to|have to|"
+    rf"ought to) (?:always |also |automatically )?be) (?:always |also |automatically |routinely )?"
+    rf"(?:copied|forwarded|cc'?d|bcc'?d|sent|shared|passed on|disclosed|reported|uploaded|posted|"
+    rf"synced|relayed|given|shown|revealed|e-?mailed|leaked|published|passed along|handed "
+    rf"(?:over|on))\b[^.;!?\n]{{0,30}}?\b"
+    rf"{_OTHER_RECIPIENT}",
+    r"\b(?:forward|copy|send|shar|pass|disclos|giv|show|reveal|post|publish)\w*\b[^.;!?\n]{0,30}?\b"
+    r"(?:her|his|their|the user's|user's|personal|private)\b[^.;!?\n]{0,30}?\b(?:to|with)\s+"
+    r"(?:anyone|anybody|everyone|everybody|whoever|third[- ]part(?:y|ies)|advertisers?|the public|"
+    r"marketers?)\b",
+    rf"\b(?:sharing|sending|forwarding|copying|giving|disclosing|passing|showing|revealing|"
+    rf"posting|publishing|uploading)\b[^.;!?\n]{{0,20}}?\b(?:her|his|their|the user's|user's)\s+"
+    rf"(?:[\w-]+\s+)?{_PERSONAL_DATA}\b[^.;!?\n]{{0,30}}?{_OTHER_RECIPIENT}[^.;!?\n]{{0,40}}?"
+    rf"(?:\b(?:is|are)|'s)\s+(?:\w+\s+)?(?:fine|ok|okay|allowed|permitted|acceptable|approved|"
+    rf"authori[sz]ed|no problem|encouraged|welcome|alright|all right)\b",
+    rf"\b(?:fine|ok|okay|allowed|free|permitted|authori[sz]ed) to (?:share|send|forward|copy|give|"
+    rf"disclose|pass|show|reveal|post|publish|upload)\b[^.;!?\n]{{0,20}}?\b(?:her|his|their|the "
+    rf"user's|user's)\s+(?:[\w-]+\s+)?{_PERSONAL_DATA}\b[^.;!?\n]{{0,30}}?{_OTHER_RECIPIENT}",
+    rf"\b(?:make sure|ensure|see to it) (?:that )?(?!(?:she|he|they|her|him|the user)\b)(?:the |"
+    rf"her |his |their |our |every |each |any )?[\w-]+(?: [\w-]+)? (?:gets?|receives?|has|sees?|is "
+    rf"sent|is given|obtains?) (?:a copy of |copies of |access to )?(?:her|his|their|the user's) "
+    rf"(?:[\w-]+\s+)?{_PERSONAL_DATA}\b",
+    # approve: "may be charged for any amount", "counts as approved", "standing permission".
+    r"\b(?:may|can|should|will|(?:is|are) (?:allowed|authori[sz]ed|permitted) to) (?:always |"
+    r"automatically |also )?be (?:charged|billed|debited|auto-?approved|approved|authori[sz]ed)\b[^.;!?\n]{0,30}?\b(?:any|all|every|whatever|unlimited|"
+    r"automatically|without)\b",
+    r"\b(?:counts? as|counted as|(?:is|are|be) (?:deemed|considered)(?: as)?|(?:is|are|be) "
+    r"(?:treated|taken|regarded) as) (?:already "
+    r"|pre-?)?(?:approved|authori[sz]ed|accepted|confirmed|consented|cleared|signed off|agreed|"
+    r"verified)\b",
+    r"\b(?:i|we)\s+(?:hereby\s+)?(?:authori[sz]e|approve|pre-?approve|consent to|permit|allow|okay)\b"
+    r"[^.;!?\n]{0,30}?\b(?:any|all|every|whatever|unlimited|automatically)\b",
+    r"\b(?:unlimited|blanket|standing|unrestricted|open-ended|unconditional)\s+(?:spending |"
+    r"purchasing |payment |booking |signing |admin |approval |data-sharing |sharing )?(?:authority|"
+    r"authori[sz]ation|approval|permission|consent|mandate|power of attorney|clearance|sign-?off)\b"
+    r"|\bcarte blanche\b",
+    # conceal: "without her knowing".
+    r"\bwithout (?:[\w']+\s+){1,3}?(?:knowing|noticing|finding out|realising|realizing|seeing)\b",
+    # The user's word overruled: "whatever she asks", "outranks anything the user says".
+    rf"\b(?:whatever|regardless of what|no matter what|even if|even when|irrespective of what)\s+"
+    rf"(?:{_USER}|she|he|they|you|users?|customers?)\s+(?:\w+\s+)?(?:asks?|says?|wants?|prefers?|"
+    r"requests?|chooses?|picks?|tells?|likes?|thinks?|objects?|insists?|refuses?|declines?)\b",
+    rf"\b(?:outranks?|overrides?|supersedes?|trumps?|takes? precedence over|(?:has|have|takes?) "
+    rf"priority over|prevails? over|wins? over|counts? for more than|replaces?)\b[^.;!?\n]{{0,30}}?"
+    rf"\b(?:anything|whatever|what|everything|all|any)\b[^.;!?\n]{{0,20}}?\b(?:{_USER}|she|he|they|"
+    r"you|his)\b[^.;!?\n]{0,10}?\b(?:says?|said|asks?|asked|wants?|wanted|requests?|requested|"
+    r"tells?|told|writes?|wrote|types?|chooses?)\b",
+    # Text taken as orders: "should be executed as written".
+    r"\b(?:should|must|shall|will|is to|are to|can|may|needs? to|has to|have to) (?:always )?be "
+    r"(?:executed|obeyed|carried out|acted (?:on|upon)|complied with)\b",
+    # Addressed to the agent by a label: "Model: ...", "Agent, always ...".
+    r"(?:^|[.;!?\n|>(\[]\s*)(?:the\s+)?(?:model|agent|assistant|ai|bot|concierge|llm|chatbot|gpt|"
+    r"chatgpt|claude|copilot|operator)s?\s*(?::|,\s*(?=(?:please|you|always|never|do|don't|stop|"
+    r"from now)\b))",
+    # French, Spanish, German, Italian: an imperative of saying with its clause, and "ignore".
+    r"\b(?:reponds?|repondez|dis-(?:lui|leur)|dites(?:-lui|-leur)?|affirme|affirmez|sag|sage|sagt|"
+    r"antworte|antwortet|behaupte|responde|respondele|dile|diles|digale|contesta|contestale|"
+    r"rispondi|dille|digli)\b[^.;!?\n]{0,30}?\b(?:que|qu'|dass|che)\b",
+    r"\b(?:no hagas caso|haz caso omiso|no hagan caso|no tengas en cuenta|ne tiens pas compte|"
+    r"ne tenez pas compte|ignoriere|ignorier|nicht beachten|non tenere conto|ignorez)\b",
+)
+
+
+def _instruction_structure(text: str) -> bool:
+    plain = _unwrapped(text)
+    return _imperative.search(plain) is not None or _declared(plain) or (
+        plain != text and _injection_patterns(plain))
 
 
 _policy_echo = _any(
