@@ -385,7 +385,7 @@ _secret_patterns = _any(
     _GENERIC_ASSIGNED,
     rf"(?<![\w-]){_SECRET_WORD}(?![\w-])\s*(?:\(\w+\)\s*)?{_VALUE_VERBS}\s*[\"'`]?\S{{2,}}",
     # (not "pw@a.com": a secret word right before "@" is the start of an e-mail address)
-    rf"(?<![\w-]){_SECRET_WORD}(?![\w@-])\s*[\"'`]?(?=\S*[\d!@#$%^&*?])\S{{3,}}",
+    rf"(?<![\w-]){_SECRET_WORD}(?![\w@-])(?![\w.+-]*@)\s*[\"'`]?(?=\S*[\d!@#$%^&*?])\S{{3,}}",
     rf"(?<![\w-]){_SECRET_WORD}(?![\w-])[^\n\d]{{0,12}}?(?<![\d-])\d{{4,8}}(?![\d-])",
     # A code a few words from its label, its digits grouped as read out ("the one-time code they
     # texted was 583 920", "PIN: 7 3 9 1", "backup codes 8812-4471").
@@ -1344,7 +1344,9 @@ _TO_USER = (rf"{_USER}(?:\s*$|\s*[.,;:!?)]|\s+(?:by|via|as|in|on|at|when|wheneve
             r"|(?:her|his|their) (?:own )?(?:phone|mobile|e-?mail|inbox|address|account|number|"
             r"whatsapp|device|calendar|app|laptop)\b|(?:her|his|their) [\w-]+ (?:phone|mobile|"
             r"e-?mail|inbox|address|account|number|calendar|app)\b")
-_OTHER_RECIPIENT = rf"(?:to|with)\s+(?!{_TO_USER})[\w@'\"]"
+# (An e-mail or street address as recipient is left to its own rule, whose reason says more.)
+_OTHER_RECIPIENT = (rf"(?:to|with)\s+(?!{_TO_USER})(?![\w.+-]+\s*(?:@|\(?at\)?|\[at\])\s*[\w-]+)"
+                    r"(?!\d)[\w@'\"]")
 # What a person would not hand to a stranger: documents, money, whereabouts, records.
 _PERSONAL_DATA = (r"(?:passports?|visas?|cards?|credit cards?|payment|bank|banking|accounts?|"
                   r"credentials?|passwords?|ids?|identity|personal|private|login|home address|"
