@@ -1002,7 +1002,7 @@ _injection_patterns = _any(
     r"\b(?:every|each|all|any) (?:future |subsequent |later |following )?(?:questions?|answers?|"
     r"responses?|"
     r"repl(?:y|ies)|messages?|conversations?|prompts?|outputs?)\b[^\n]{0,30}\b(?:with|must|should|"
-    r"include|"
+    r"include|mention|say|state|claim|recommend|"
     r"append|end|start)\b|\b(?:append|prepend|include|insert|add)\b[^\n]{0,40}\b(?:in|to|at the "
     r"end of) "
     r"(?:every|each|all|any|your) (?:answers?|responses?|repl(?:y|ies)|messages?|outputs?)\b",
@@ -1289,7 +1289,15 @@ def _speaks_to_you(text: str) -> bool:
     return _SECOND_PERSON.search(text) is not None and not _FIRST_PERSON.search(text)
 
 
+# "Never book without asking her" is the user's safeguard, not consent removed: the older
+# "without asking her" patterns read the text with it taken out.
+_NEGATED_WITHOUT = re.compile(
+    r"\b(?:never|don't|do not|dont)\s+(?!hesitate|fail|wait|delay|stop|forget)(?:[\w']+\s+){1,4}?"
+    r"without (?:first )?(?:asking|checking|confirming|consulting|telling)\b", _I)
+
+
 def _instruction_injection(text: str) -> bool:
+    text = _NEGATED_WITHOUT.sub(" ", text)
     if (_injection_patterns(text) or _foreign_injection.search(text) or _speaks_to_you(text)
             or _instruction_structure(text)):
         return True
@@ -1358,11 +1366,19 @@ _FROM_PERSON = (r"from (?:her|him|them|the (?:user|customer|client|traveller|tra
                 r"everyone|anyone|(?-i:[A-Z][a-z]+)\b|[\w']+ (?:husband|wife|partner|boss|family|"
                 r"kids|children|parents|employer|manager|colleagues?))")
 
+# What a seller might keep from a buyer.
+_WITHHELD_INFO = (r"(?:fees?|charges?|surcharges?|costs?|penalt\w+|commissions?|mark-?ups?|"
+                  r"cancellation\w*|refunds?|reviews?|ratings?|complaints?|warnings?|risks?|"
+                  r"dangers?|problems?|issues?|delays?|alternatives?|cheaper|competitors?|terms|"
+                  r"conditions|fine print|bad|negative|poor|criticism|incidents?|recalls?|"
+                  r"advisories|overbook\w*)")
+
 # Where an imperative may stand: the start of a sentence or clause, or "you/the agent to".
 _CLAUSE_START = (r"(?:^|[.;:!?\n|(\[]\s*|\s[-\u2013\u2014]+\s+|,\s*|\b(?:and|but|then|also|so|"
                  r"please|kindly|otherwise)\s+|\b(?:you|the (?:agent|assistant|model|ai|concierge|"
-                 r"bot|system|llm))\s+to\s+|\b(?:you|assistants?|agents?|models?|ai|concierges?|"
-                 r"bots?|llms?|systems?)\s+(?:must|should|shall|will|is to|are to|has to|have to|"
+                 r"bot|system|llm))\s+to\s+|\b(?:you|we|assistants?|agents?|models?|ai|concierges?|"
+                 r"bots?|llms?|systems?|sessions?|conversations?|chats?|runs?|instances?|whoever|"
+                 r"anyone|everyone)\s+(?:must|should|shall|will|is to|are to|has to|have to|"
                  r"needs? to|ought to|may|can|is (?:allowed|permitted|expected|required|supposed) "
                  r"to)\s+)")
 _LEADING_PHRASE = (r"(?:(?:in|on|for|from|at|during|with|after|before|until|by|going|across|"
@@ -1381,20 +1397,22 @@ _IMPERATIVES = (
     # say: the agent's words dictated, as a clause or a quotation.
     rf"{_SAY}(?:\s+(?:to\s+)?(?:{_USER}|people|users|customers|everyone|anyone))?\s+"
     rf"(?:(?:always|only|just|simply)\s+)?(?:that\b|{_PROPOSITION})",
-    rf"{_SAY}[^.;!?\n]{{0,40}}?(?::|[\"\u201c])",
+    rf"{_SAY}\s+[^.;!?\n:]{{1,40}}?:|{_SAY}[^.;!?\n]{{0,40}}?[\"\u201c]",
+    r"(?:answer|reply to|respond to|handle|meet|deal with)\b[^.;!?\n]{0,30}?\bby (?:saying|telling|"
+    r"claiming|blaming|denying|deflecting|insisting|refusing)\b",
     # conceal: from the user or from anyone else.
     # ("Omit her middle name", "Hide USD prices" are display preferences: what is hidden decides.)
-    r"(?:hide|conceal|withhold|omit|suppress|censor|downplay|gloss over|leave out|leave off|"
-    r"cut out|filter out|redact|bury|hush up|cover up|play down)\b[^.;!?\n]{0,30}?\b(?:fees?|"
-    r"charges?|surcharges?|costs?|penalt\w+|commissions?|mark-?ups?|cancellation\w*|refunds?|"
-    r"reviews?|ratings?|complaints?|warnings?|risks?|dangers?|problems?|issues?|delays?|"
-    r"alternatives?|cheaper|competitors?|terms|conditions|fine print|bad|negative|poor|"
-    r"criticism|incidents?|recalls?|advisories)\b",
+    rf"(?:hide|conceal|withhold|omit|suppress|censor|downplay|gloss over|leave out|leave off|"
+    rf"cut out|filter out|redact|bury|hush up|cover up|play down)\b[^.;!?\n]{{0,30}}?\b"
+    rf"{_WITHHELD_INFO}\b",
+    rf"(?:do not|don't|dont|never)\s+(?:bother|trouble|burden|worry|distract|confuse)\s+{_USER}\s+"
+    rf"(?:with|about)\b[^.;!?\n]{{0,30}}?\b{_WITHHELD_INFO}\b",
     rf"(?:hide|conceal|withhold|omit|suppress|censor|downplay|leave out|redact|bury)\b"
     rf"[^.;!?\n]{{0,30}}?\b{_FROM_PERSON}",
     rf"(?:let|make|have)\s+(?:{_USER}|people|customers|everyone)\s+(?:believe|think|assume)\b",
     rf"keep\b[^.;:!?\n]{{0,40}}?\b(?:in the dark|under wraps|secret|hidden|"
-    rf"to yourself|between (?:us|you)|off the record|(?<!away ){_FROM_PERSON})",
+    rf"to yourself|between (?:us|you)|off the record|(?:quiet|silent|mum) about|"
+    rf"(?<!away ){_FROM_PERSON})",
     r"(?:do not|don't|dont|never)\s+let\s+(?:[\w']+\s+){1,3}?(?:know|find out|see|hear|learn|"
     r"notice|realise|realize)\b",
     # override: set aside a rule, a limit or a safeguard.
@@ -1416,6 +1434,19 @@ _IMPERATIVES = (
     rf"(?:forward|copy|cc|bcc|send|share|pass (?:on|along)|disclose|leak|upload|post|sync|relay|"
     rf"report|e-?mail|give out|hand over|expose|reveal|publish)\b[^.;!?\n]{{0,40}}?\b"
     rf"{_OTHER_RECIPIENT}",
+    rf"let\s+(?!{_USER}\b)(?:the |her |his |their |any |every |our )?[\w-]+(?: [\w-]+)?\s+"
+    rf"(?:have|see|access|get|keep|copy|read|view|use)\s+(?:a copy of |copies of |access to )?"
+    rf"(?:her|his|their|the user's)\s+(?:[\w-]+\s+)?{_PERSONAL_DATA}\b",
+    r"(?:route|reroute|redirect|divert|channel|funnel)\b[^.;!?\n]{0,30}?\b(?:payments?|money|"
+    r"funds|refunds?|transfers?|deposits?|charges?)\b",
+    r"(?:pay|send|process|make|transfer)\b[^.;!?\n]{0,30}?\b(?:payments?|money|funds|deposits?|"
+    r"refunds?)\b[^.;!?\n]{0,20}?\b(?:through|via|to|into)\s+[\w-]+\.[a-z]{2,}\b",
+    # memory: what is kept is the user's word, not an edit ordered by a note.
+    r"(?:delete|erase|remove|wipe|purge|scrub|clear|edit|rewrite|alter|modify|falsify|backdate)\b"
+    r"[^.;!?\n]{0,40}?\b(?:from|in|of) (?:the |her |his |their |your |its |this )?(?:memory|"
+    r"memories|notes?|records?|profile|logs?|history|ledger|audit trail)\b",
+    r"(?:erase|delete|wipe|purge|scrub|destroy|falsify|bury)\s+(?:any|all|every|the)?\s*"
+    r"(?:\w+\s+)?(?:records?|traces?|evidence|logs?|history|mentions?) of\b",
     # approve: consent given for the user.
     r"(?:approve|authori[sz]e|pre-?approve)\b[^.;!?\n]{0,30}?\b(?:any|all|every|whatever|"
     r"unlimited|automatically|without|anyway|regardless|even if|even when|no matter)\b",
@@ -1438,6 +1469,10 @@ _IMPERATIVES = (
     r"customers|people|travell?ers|guests|clients)\s+(?:back\s+)?(?:towards?|to|into|away|onto|"
     r"out of|off)\b",
     r"(?:upsell|up-sell|cross-sell|promote|plug|advertise|shill)\s+\S",
+    rf"push\w*\b[^.;!?\n]{{0,30}}?\bon {_TO_USER}",
+    r"(?:recommend|suggest|show|offer|book|list|pick|push|prioriti[sz]e|favou?r|use|sell)\b"
+    r"[^.;!?\n]{0,30}?\b(?:our|my) (?:own )?(?:partners?|partner \w+|sponsors?|affiliates?|"
+    r"network|products?|packages?|brands?|deals?|listings?)\b",
     r"(?:prioriti[sz]e|favou?r|rank|recommend|suggest|list|show|feature|pick|book|push)\b"
     r"[^.;!?\n]{0,25}?\b(?:sponsored|affiliate|commission\w*|promoted|advertised|kickbacks?)\b",
     r"(?:include|add|insert|append|attach|put|paste|drop|embed|slip)\b[^.;!?\n]{0,25}?\b(?:links?|"
@@ -1454,6 +1489,10 @@ _IMPERATIVES = (
 )
 _imperative = re.compile(
     rf"{_CLAUSE_START}{_LEADING_PHRASE}{_ADVERBS}(?:{'|'.join(_IMPERATIVES)})", _I)
+
+_PASSIVE = (r"\b(?:(?:is|are) to be|(?:should|must|shall|will|can|may|need to|needs to|has to|"
+            r"have to|ought to) (?:always |also |automatically |now )?be)\s+(?:always |also |"
+            r"automatically |now |simply )?")
 
 # Whatever the mood: the same classes in the passive, as permission, or as a declaration.
 _declared = _any(
@@ -1494,6 +1533,25 @@ _declared = _any(
     r"purchasing |payment |booking |signing |admin |approval |data-sharing |sharing )?(?:authority|"
     r"authori[sz]ation|approval|permission|consent|mandate|power of attorney|clearance|sign-?off)\b"
     r"|\bcarte blanche\b",
+    # The same classes in the passive: "are to be ignored", "is to be answered with".
+    rf"{_PASSIVE}(?:ignored|disregarded|overridden|overruled|bypassed|set aside|waived|"
+    r"circumvented|discounted)\b",
+    rf"{_PASSIVE}(?:hidden|withheld|concealed|suppressed|omitted|left out|kept (?:secret|hidden|"
+    r"quiet|from))\b",
+    rf"{_PASSIVE}(?:answered|replied to|responded to)\s+(?:\w+\s+){{0,2}}?(?:with\s*[:\"'\u201c]|"
+    r"with (?:a|an|the|our|this|that) |by (?:saying|telling|claiming|blaming|denying|deflecting))",
+    # An obligation laid on the agent in a clause: "it is important that the assistant never ...".
+    r"\b(?:important|essential|vital|crucial|critical|imperative|necessary|mandatory|required|"
+    r"key) that (?:the )?(?:assistant|agent|model|ai|concierge|bot|llm|system|you|we)\b",
+    r"\bmake (?:the|this|that|her|his|their) (?:note|memory|record|profile|entry|log)s? (?:say|"
+    r"read|state|show|claim|list)\b",
+    rf"\b(?:sell|selling|sold|monetis|monetiz|rent(?:ing)? out|trade|trading)\w*\s+(?:her |his |"
+    rf"their |the user's |user |personal |customer )?(?:personal )?(?:data|information|details|"
+    rf"contacts?|e-?mails?|profile|history)\b",
+    r"\bauthori[sz]e[sd]? (?:us|the concierge|the bot|the system|the llm)\b",
+    r"\b(?:limits?|caps?|budget|ceiling|allowance|maximum)\b[^.;!?\n]{0,30}?\b(?:raised|increased|"
+    r"set|changed|extended|lifted|moved|bumped) to (?:unlimited|no limit|infinity|infinite|any "
+    r"amount|whatever)\b",
     # conceal: "without her knowing".
     r"\bwithout (?:[\w']+\s+){1,3}?(?:knowing|noticing|finding out|realising|realizing|seeing)\b",
     # The user's word overruled: "whatever she asks", "outranks anything the user says".
@@ -1521,10 +1579,34 @@ _declared = _any(
 )
 
 
+# Acting without the user: an imperative, or a passive, that does something "without asking" or
+# "without telling her". Negated ("Never book without asking her") it is the user's safeguard.
+_AGENT_ACTS = (r"(?:book|rebook|buy|purchase|pay|charge|upgrade|change|cancel|modify|switch|renew|"
+               r"extend|reserve|order|add|remove|delete|share|send|save|store|use|accept|approve|"
+               r"sign|enrol|enroll|subscribe|transfer|move|apply|confirm|proceed|go ahead|make|"
+               r"update|increase|raise|lower|spend|(?:is|are) (?:to be )?\w+ed|be \w+ed)")
+_WITHOUT_USER = (rf"\bwithout (?:first )?(?:asking|checking|confirming|consulting|telling|informing|"
+                 rf"notifying|alerting|letting (?:{_USER}|\w+) know|(?:her|his|their|the user's|"
+                 rf"any) (?:consent|approval|permission|confirmation|knowledge|say-?so|ok))\b")
+_acts_without_user = re.compile(
+    rf"(?:{_CLAUSE_START}{_LEADING_PHRASE}{_ADVERBS}{_AGENT_ACTS}|{_PASSIVE}\w+ed)\b"
+    rf"[^.;!?\n]{{0,60}}?{_WITHOUT_USER}", _I)
+_NEGATED = re.compile(r"\b(?:never|not|don't|dont|no|nothing|none)\b", _I)
+
+
+def _acts_behind_users_back(text: str) -> bool:
+    for match in _acts_without_user.finditer(text):
+        before = match.group()[:match.group().lower().rfind("without")]
+        if not _NEGATED.search(before):
+            return True
+    return False
+
+
 def _instruction_structure(text: str) -> bool:
     plain = _unwrapped(text)
-    return _imperative.search(plain) is not None or _declared(plain) or (
-        plain != text and _injection_patterns(plain))
+    return (_imperative.search(plain) is not None or _declared(plain)
+            or _acts_behind_users_back(plain)
+            or (plain != text and _injection_patterns(plain)))
 
 
 _policy_echo = _any(
