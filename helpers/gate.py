@@ -1347,11 +1347,11 @@ def _unwrapped(text: str) -> str:
 _USER = (r"(?:her|him|them|me|us|the user|the customer|the client|the traveller|the traveler|"
          r"the guest|herself|himself|themselves)")
 # The user as recipient: "to her", "with him by e-mail", "to her phone"; not "to her husband".
-_TO_USER = (rf"{_USER}(?:\s*$|\s*[.,;:!?)]|\s+(?:by|via|as|in|on|at|when|whenever|before|after|"
+_TO_USER = (rf"(?:{_USER}(?:\s*$|\s*[.,;:!?)]|\s+(?:by|via|as|in|on|at|when|whenever|before|after|"
             r"too|also|first|directly|only|and|or|every|each|if|once|please|daily|weekly)\b)"
             r"|(?:her|his|their) (?:own )?(?:phone|mobile|e-?mail|inbox|address|account|number|"
             r"whatsapp|device|calendar|app|laptop)\b|(?:her|his|their) [\w-]+ (?:phone|mobile|"
-            r"e-?mail|inbox|address|account|number|calendar|app)\b")
+            r"e-?mail|inbox|address|account|number|calendar|app)\b)")
 # (An e-mail or street address as recipient is left to its own rule, whose reason says more.)
 _OTHER_RECIPIENT = (rf"(?:to|with)\s+(?!{_TO_USER})(?![\w.+-]+\s*(?:@|\(?at\)?|\[at\])\s*[\w-]+)"
                     r"(?!\d)[\w@'\"]")
@@ -1591,12 +1591,13 @@ _WITHOUT_USER = (rf"\bwithout (?:first )?(?:asking|checking|confirming|consultin
 _acts_without_user = re.compile(
     rf"(?:{_CLAUSE_START}{_LEADING_PHRASE}{_ADVERBS}{_AGENT_ACTS}|{_PASSIVE}\w+ed)\b"
     rf"[^.;!?\n]{{0,60}}?{_WITHOUT_USER}", _I)
-_NEGATED = re.compile(r"\b(?:never|not|don't|dont|no|nothing|none)\b", _I)
+_NEGATED = re.compile(r"\b(?:never|not|don't|dont|doesn't|doesnt|won't|no|nothing|none)\b", _I)
 
 
 def _acts_behind_users_back(text: str) -> bool:
     for match in _acts_without_user.finditer(text):
-        before = match.group()[:match.group().lower().rfind("without")]
+        start = max(text.rfind(ch, 0, match.start() + 1) for ch in ".;!?\n") + 1
+        before = text[start:match.start() + match.group().lower().rfind("without")]
         if not _NEGATED.search(before):
             return True
     return False
