@@ -1554,9 +1554,9 @@ _declared = _any(
     r"key) that (?:the )?(?:assistant|agent|model|ai|concierge|bot|llm|system|you|we)\b",
     r"\bmake (?:the|this|that|her|his|their) (?:note|memory|record|profile|entry|log)s? (?:say|"
     r"read|state|show|claim|list)\b",
-    rf"\b(?:sell|selling|sold|monetis|monetiz|rent(?:ing)? out|trade|trading)\w*\s+(?:her |his |"
-    rf"their |the user's |user |personal |customer )?(?:personal )?(?:data|information|details|"
-    rf"contacts?|e-?mails?|profile|history)\b",
+    r"\b(?:sell|selling|sold|monetis|monetiz|rent(?:ing)? out|trade|trading)\w*\s+(?:her |his |"
+    r"their |the user's |user |personal |customer )?(?:personal )?(?:data|information|details|"
+    r"contacts?|e-?mails?|profile|history)\b",
     r"\bauthori[sz]e[sd]? (?:us|the concierge|the bot|the system|the llm)\b",
     r"\b(?:limits?|caps?|budget|ceiling|allowance|maximum)\b[^.;!?\n]{0,30}?\b(?:raised|increased|"
     r"set|changed|extended|lifted|moved|bumped) to (?:unlimited|no limit|infinity|infinite|any "
