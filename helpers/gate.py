@@ -41,7 +41,11 @@ the last rule change: 75 % (27 of 36), 0 of 30 false blocks; instructions in new
 weak spot (3 of 10). Set 7 (78 cases, 26 of them instructions) measured that on the same gate:
 50 % recall (instructions 6 of 26), 0 of 36 false blocks. The grammar classes below were added
 for it (tests/test_gate_instructions.py); sets 4, 6 and 7 now read 97-100 %, so they no longer
-measure anything. Set 8 was written after that and measured once: SET8_RESULT.
+measure anything. Set 8 (44 cases) was written after that and measured once, never tuned to:
+52 % recall (12 of 23), 0 of 21 false blocks; instructions 7 of 18 (the gate before the grammar
+classes: 3 of 18), secrets, payment data, IDs and other PII 5 of 5. Instructions in new wording
+remain the weak spot: orders phrased as the user's preference ("prefers that you not disclose
+..."), deceptions ("remind her the deal expires tonight (it doesn't)") and claims of control.
 
 Why these detectors (measured by benchmarks/gate_library_compare.py on the corpus,
 python -m helpers.gate_eval): the TR39 confusables table comes from `confusable-homoglyphs`
