@@ -3,9 +3,11 @@
     python -m helpers.gate_eval            # the table
     python -m helpers.gate_eval --misses   # and every case the gate got wrong
 
-Below the corpus table come the held-out sets, data/gate_heldout*.json: cases written without
-reading the corpus or tuning the rules to them (set 2 after the last fix), so their numbers are
-the honest estimate of how the gate does on text it has never seen.
+Below the corpus table come the held-out sets, data/gate_heldout*.json, one section each: cases
+written without reading the corpus, each measured once before any rule was changed for it. Once
+rules are added for what a set found, its section reads high and is no longer a measurement:
+the honest estimate is the newest set, written after the last rule change (each file's "about"
+says when it was written and what it first measured).
 
 The corpus is data/gate_corpus.json (hand-written, the rule each case must hit) plus
 data/gate_corpus_generated.json (benchmarks/build_gate_corpus.py, fixed seed). A case expects a
