@@ -99,7 +99,12 @@ class MemoryNote:
             self.id = note_id(self.text, self.observed_at, self.scope)
 
     def is_expired(self, clock: Clock) -> bool:
-        return self.expires_at is not None and parse_time(self.expires_at) <= clock()
+        if self.expires_at is None:
+            return False
+        now = clock()
+        if now.tzinfo is None:  # a naive clock is read as UTC, as parse_time reads naive text
+            now = now.replace(tzinfo=UTC)
+        return parse_time(self.expires_at) <= now
 
     def is_live(self, clock: Clock) -> bool:
         """Active and not past its expiry: the only notes that may reach a prompt."""

@@ -91,3 +91,11 @@ def test_example_state_leaves_out_the_expired_trip_and_the_old_home():
     assert "Lisbon" in left_out[0].note.text
     assert format_notes(kept).splitlines()[0] == "- [2026-08-25] Lives in Sydney since moving in August 2026 (home)"
     assert len(kept) == 5
+
+
+def test_a_naive_clock_is_read_as_utc_when_a_note_expires():
+    from datetime import datetime
+
+    soon = note("Attending a conference in Lisbon", "2026-11-01", expires_at="2026-11-30T10:00:00Z")
+    assert not soon.is_expired(lambda: datetime(2026, 11, 30, 9, 59))  # raised TypeError before
+    assert soon.is_expired(lambda: datetime(2026, 11, 30, 10, 0))
