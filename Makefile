@@ -35,17 +35,21 @@ LAB_DIR := notebooks-local
 lab: setup
 	@$(BIN)/python -m helpers.notebook lab $(LAB_DIR) $(ROOT_FLAG)
 
-# Fast tests run on both cores; everything that loads the real model runs one at a time,
-# because two llama.cpp processes on two cores slow each other down far more than twofold.
+# Fast tests run on both cores. Everything that runs the real model (model and browser tests, every
+# notebook under nbval, the evals) talks to one model server, as `make lab` does: the model is loaded
+# once, a prompt one notebook computed stays cached for the next, and the MODEL_WORKERS clients'
+# tokens are decoded in one batch (two llama.cpp processes would instead fight over the two cores).
 PYTEST := $(BIN)/python -m pytest -p no:cacheprovider
+ON_ONE_MODEL := $(BIN)/python -m helpers.notebook with-model-server --
+MODEL_WORKERS ?= 3
 test: setup
 	$(BIN)/ruff check helpers tests benchmarks
 	$(BIN)/mypy
 	$(PYTEST) -n 2 --dist loadfile -m "not model and not browser" tests
-	$(PYTEST) -m "model or browser" tests
-	$(PYTEST) --nbval notebooks --nbval-sanitize-with tests/nbval_sanitize.cfg
+	$(ON_ONE_MODEL) $(PYTEST) -n $(MODEL_WORKERS) --dist loadscope -m "model or browser or notebook" \
+	  --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg tests notebooks
 	$(BIN)/python -m helpers.evals --adversary --counter o200k
-	-$(BIN)/python -m helpers.evals $(CI_EVALS) --no-references --no-economics
+	-$(ON_ONE_MODEL) $(BIN)/python -m helpers.evals $(CI_EVALS) --no-references --no-economics
 
 # The multi-session scenarios `make test` runs on the embedded model; `make evals` runs all of them,
 # beside the reference agents. The command exits 1 on a must failure; the leading '-' keeps that from
@@ -54,12 +58,12 @@ test: setup
 # decide whether the course's tests pass. The guards' own checks gate above (--adversary).
 CI_EVALS := home_move_over_three_sessions planted_page_then_recall one_off_then_default
 
-# Re-execute every notebook in place (after changing helpers/), without per-cell timestamps so diffs
-# show only real changes. Then `make test` checks them.
+# Re-execute every notebook in place (after changing helpers/), one after another on one model server,
+# without per-cell timestamps so diffs show only real changes. Then `make test` checks them.
 notebooks: setup
-	for nb in notebooks/*.ipynb notebooks/solutions/*.ipynb; do \
+	$(ON_ONE_MODEL) sh -c 'for nb in notebooks/*.ipynb notebooks/solutions/*.ipynb; do \
 	  $(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.record_timing=False "$$nb" || exit 1; \
-	done
+	done'
 
 evals: setup
 	$(BIN)/python -m helpers.evals

@@ -1105,11 +1105,12 @@ def active_backend() -> Backend:
     if os.environ.get("AGENT_MEMORY_GGUF"):
         return Backend("embedded", Path(os.environ["AGENT_MEMORY_GGUF"]).name,
                        "No OPENAI_API_KEY; AGENT_MEMORY_GGUF points at a local GGUF.")
-    if os.environ.get("AGENT_MEMORY_LLM_URL"):
-        return Backend("embedded", os.environ["AGENT_MEMORY_LLM_URL"],
-                       "No OPENAI_API_KEY; AGENT_MEMORY_LLM_URL points at a running model server.")
     key = os.environ.get("AGENT_MEMORY_MODEL", "qwen2.5-coder-1.5b")
-    return Backend("embedded", key, "No OPENAI_API_KEY, so the course runs an embedded local model in-process.")
+    where = "in-process"
+    if os.environ.get("AGENT_MEMORY_LLM_URL"):  # the server was started from this same environment
+        where = (f"on the shared model server at {os.environ['AGENT_MEMORY_LLM_URL']} "
+                 f"(one model process for every notebook)")
+    return Backend("embedded", key, f"No OPENAI_API_KEY, so the course runs an embedded local model {where}.")
 
 
 _openai_model: Model | None = None

@@ -16,6 +16,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from agents.models.interface import Model
 
-from helpers.llm import Backend, active_backend, get_model
+from helpers.llm import EMBEDDED_MODELS, Backend, active_backend, get_model
 
 if TYPE_CHECKING:
     import asyncio
@@ -59,19 +60,21 @@ def setup(now: str = COURSE_NOW, *, load_model: bool = True) -> NotebookEnv:
 
 
 def banner(backend: Backend) -> str:
-    """One line: which backend this kernel uses, and why. With a shared model server, say so."""
+    """One line: which backend this kernel uses, and why; a shared model server must answer."""
     url = os.environ.get("AGENT_MEMORY_LLM_URL")
+    line = f"Backend: {backend.kind} ({backend.model_name}). {backend.reason}"
     if backend.kind != "embedded" or not url:
-        return f"Backend: {backend.kind} ({backend.model_name}). {backend.reason}"
+        return line
     try:
         with urllib.request.urlopen(url.rstrip("/") + "/v1/models", timeout=5) as response:
-            name = Path(json.loads(response.read())["models"][0]["model"]).name
+            served = Path(json.loads(response.read())["models"][0]["model"]).name
     except (OSError, ValueError, LookupError) as error:
         return (f"Backend: embedded, shared model server at {url}, which does NOT answer ({error}). "
                 "Restart `make lab`, or unset AGENT_MEMORY_LLM_URL to load the model in this kernel.")
-    return (f"Backend: embedded ({name}) on the shared model server at {url}. No OPENAI_API_KEY; "
-            "every notebook's kernel sends its calls to this one model process, so the model is in "
-            "memory once however many notebooks are open.")
+    spec = EMBEDDED_MODELS.get(backend.model_name)
+    if spec is not None and served != spec.filename:  # a server started with another model
+        line += f" It serves {served}, not {spec.filename}."
+    return line
 
 
 # --------------------------------------------------------------------------- progress for model cells
@@ -351,15 +354,47 @@ def lab(dest: Path, jupyter_args: list[str], *, jupyter: list[str] | None = None
             print("Model server stopped.")
 
 
+def with_model_server(command: list[str], *, server_command: list[str] | None = None) -> int:
+    """`make test`'s model steps: run `command` with one shared model server, as `make lab` does.
+
+    Every process under `command` (pytest workers, notebook kernels, the lab the browser test
+    starts) reaches the model through AGENT_MEMORY_LLM_URL: the model is loaded once, prompts one
+    client computed stay in the server's prompt cache for the next, and concurrent clients'
+    tokens are decoded in one batch. Returns the command's exit code; the server stops after it.
+    `server_command` replaces the server's command line (tests).
+    """
+    env = dict(os.environ)
+    reason = why_no_shared_server(env)
+    if reason:
+        print(reason, flush=True)
+        return subprocess.call(command, env=env)
+    # Its own log: a `make lab` running beside it keeps the default one.
+    with tempfile.TemporaryDirectory(prefix="model-server-") as logs:
+        server = start_model_server(command=server_command, log=Path(logs) / "server.log")
+        env["AGENT_MEMORY_LLM_URL"] = server.url
+        print(f"Model server ready at {server.url} in {server.seconds:.0f} s.", flush=True)
+        try:
+            return subprocess.call(command, env=env)
+        finally:
+            server.stop()
+
+
 def main(argv: list[str] | None = None) -> int:
     """`python -m helpers.notebook [DEST]`: make or top up the working copy.
 
     `python -m helpers.notebook lab DEST [JUPYTER ARGS]`: `make lab` (copy, model server, JupyterLab).
     `python -m helpers.notebook model-server [SLOTS]`: the shared server (started by `lab`).
+    `python -m helpers.notebook with-model-server -- COMMAND...`: COMMAND on one shared server.
     """
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["lab"]:
         return lab(Path(args[1]) if len(args) > 1 else repo_root() / WORKING_COPY, args[2:])
+    if args[:1] == ["with-model-server"]:
+        command = args[2:] if args[1:2] == ["--"] else args[1:]
+        if not command:
+            print("usage: python -m helpers.notebook with-model-server -- COMMAND [ARGS...]", file=sys.stderr)
+            return 2
+        return with_model_server(command)
     if args[:1] == ["model-server"]:
         _model_server(int(args[1]) if len(args) > 1 else SERVER_SLOTS)
         return 0

@@ -33,6 +33,13 @@ def _browser_missing() -> str | None:
     return None
 
 
+def pytest_collection_modifyitems(items):
+    """nbval's cells carry the marker `notebook`, so `-m "model or notebook"` selects every model run."""
+    for item in items:
+        if item.path.suffix == ".ipynb":
+            item.add_marker("notebook")
+
+
 def pytest_runtest_setup(item):
     if item.get_closest_marker("browser"):
         missing = _browser_missing()

@@ -25,7 +25,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from helpers.notebook import start_model_server
+from helpers.notebook import start_model_server, why_no_shared_server
 from helpers.paths import repo_root
 from tests.conftest import CHROMIUM
 
@@ -88,8 +88,9 @@ def lab(tmp_path, request):
     port, token = free_port(), os.urandom(12).hex()
     env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "config"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt")}
     model_server = None
-    if name == CHAT_NOTEBOOK and not os.environ.get("OPENAI_API_KEY"):
-        # As `make lab` runs it: one model server, which every kernel reaches through AGENT_MEMORY_LLM_URL.
+    if name == CHAT_NOTEBOOK and why_no_shared_server() is None:
+        # As `make lab` runs it: one model server, which every kernel reaches through AGENT_MEMORY_LLM_URL
+        # (under `make test` that server is already running, and every kernel here inherits its URL).
         model_server = start_model_server(log=tmp_path / "model-server.log")
         env["AGENT_MEMORY_LLM_URL"] = model_server.url
     server = subprocess.Popen(

@@ -460,7 +460,8 @@ def test_a_running_model_server_is_used_over_loopback(monkeypatch):
         url = f"http://127.0.0.1:{server.server_address[1]}"
         monkeypatch.setenv("AGENT_MEMORY_LLM_URL", url)
         monkeypatch.setattr(llm, "_embedded", None)
-        assert llm.active_backend().model_name == url
+        backend = llm.active_backend()
+        assert backend.model_name == "qwen2.5-coder-1.5b" and url in backend.reason
         engine = llm.embedded_llm()
         prompt = engine.apply_template([{"role": "user", "content": "hi"}])
         record = engine.complete(prompt)

@@ -108,7 +108,7 @@ def test_a_model_server_that_dies_before_it_is_ready_is_reported_with_its_log(tm
                            log=tmp_path / "server.log", timeout=30)
 
 
-def test_banner_names_the_shared_server_or_says_it_does_not_answer(monkeypatch):
+def test_banner_checks_the_shared_server_answers_and_serves_the_model_named(monkeypatch):
     import http.server
     import json
     import threading
@@ -128,6 +128,7 @@ def test_banner_names_the_shared_server_or_says_it_does_not_answer(monkeypatch):
 
     backend = Backend("embedded", "qwen2.5-coder-1.5b", "in-process")
     monkeypatch.delenv("AGENT_MEMORY_LLM_URL", raising=False)
+    other = Backend("embedded", "qwen2.5-coder-0.5b", "in-process")
     assert banner(backend) == "Backend: embedded (qwen2.5-coder-1.5b). in-process"
 
     httpd = http.server.HTTPServer(("127.0.0.1", 0), Models)
@@ -135,13 +136,41 @@ def test_banner_names_the_shared_server_or_says_it_does_not_answer(monkeypatch):
     url = f"http://127.0.0.1:{httpd.server_address[1]}"
     monkeypatch.setenv("AGENT_MEMORY_LLM_URL", url)
     try:
-        shown = banner(backend)
+        shown, mismatch = banner(backend), banner(other)
     finally:
         httpd.shutdown()
         httpd.server_close()
-    assert shown.startswith(f"Backend: embedded (qwen2.5-coder-1.5b-instruct-q4_k_m.gguf) on the shared "
-                            f"model server at {url}.")
+    assert shown == "Backend: embedded (qwen2.5-coder-1.5b). in-process"  # it serves the model named
+    assert mismatch.endswith("It serves qwen2.5-coder-1.5b-instruct-q4_k_m.gguf, not "
+                             "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf.")
     assert "does NOT answer" in banner(backend)  # the server is gone
+
+
+def test_the_backend_says_where_the_model_runs_and_nbval_reads_both_alike(monkeypatch):
+    import configparser
+    import re
+
+    from helpers.llm import active_backend
+    from helpers.paths import repo_root
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("AGENT_MEMORY_GGUF", raising=False)
+    monkeypatch.delenv("AGENT_MEMORY_LLM_URL", raising=False)
+    alone = active_backend()
+    monkeypatch.setenv("AGENT_MEMORY_LLM_URL", "http://127.0.0.1:4321")
+    shared = active_backend()
+    assert alone.model_name == shared.model_name == "qwen2.5-coder-1.5b"
+    assert "in-process" in alone.reason and "http://127.0.0.1:4321" in shared.reason
+    rules = configparser.ConfigParser()
+    rules.read(repo_root() / "tests" / "nbval_sanitize.cfg")
+
+    def sanitized(text: str) -> str:
+        for section in rules.sections():
+            text = re.sub(rules[section]["regex"], rules[section]["replace"], text)
+        return text
+
+    assert sanitized(alone.reason) == sanitized(shared.reason)  # the committed outputs pass either way
+    assert sanitized(alone.reason) != sanitized("No OPENAI_API_KEY; something else.")
 
 
 def test_lab_points_jupyter_at_the_shared_server_and_stops_it_after(tmp_path, monkeypatch, capsys):
@@ -179,3 +208,24 @@ def test_lab_points_jupyter_at_the_shared_server_and_stops_it_after(tmp_path, mo
             signal.signal(stop, handler)
     assert seen.read_text().startswith(" ")  # no URL: the kernels call OpenAI
     assert "OPENAI_API_KEY is set" in capsys.readouterr().out
+
+
+def test_with_model_server_runs_the_command_on_one_shared_server_and_stops_it(tmp_path, monkeypatch, capsys):
+    import sys
+
+    from helpers.notebook import with_model_server
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("AGENT_MEMORY_LLM_URL", raising=False)
+    monkeypatch.setenv("AGENT_MEMORY_CACHE", str(tmp_path / "cache"))
+    seen = tmp_path / "saw.txt"
+    command = [sys.executable, "-c", "import os, sys; open(sys.argv[1], 'w').write("
+               "os.environ.get('AGENT_MEMORY_LLM_URL', '')); raise SystemExit(5)", str(seen)]
+    code = with_model_server(command, server_command=[sys.executable, "-c", FAKE_SERVER])
+    assert code == 5  # the command's own exit code, so make stops on a failed test run
+    assert seen.read_text() == "http://127.0.0.1:9"
+    assert "Model server ready at http://127.0.0.1:9" in capsys.readouterr().out
+
+    monkeypatch.setenv("AGENT_MEMORY_LLM_URL", "http://127.0.0.1:7")  # already running: used as it is
+    assert with_model_server(command, server_command=["false"]) == 5
+    assert seen.read_text() == "http://127.0.0.1:7"
