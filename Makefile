@@ -73,6 +73,7 @@ bench: setup
 	$(BIN)/python benchmarks/bench_store.py
 	$(BIN)/python benchmarks/bench_gate.py && $(BIN)/python -m helpers.gate_eval
 	$(BIN)/python benchmarks/bench_search.py
+	$(BIN)/python benchmarks/bench_batching.py
 
 clean:
 	rm -rf $(VENV)
