@@ -116,6 +116,11 @@ class PlanRejected(ValueError):
     """The model's plan breaks a rule; nothing from it is applied."""
 
 
+class MergedAChange(PlanRejected):
+    """The plan merged notes that give one attribute two values: a change (a move, a new diet...),
+    not a paraphrase. Nothing from the plan is applied; the attribute rules decide the change."""
+
+
 # ---- words: what a note claims ---------------------------------------------------------------
 
 def normalize(text: str) -> str:
@@ -580,7 +585,7 @@ def _checked_note(written: PlanNote, sources: list[MemoryNote], source_ids: list
             stated.setdefault(attribute, set()).add(value)
     for attribute, values in stated.items():
         if len(values) > 1:
-            raise PlanRejected(f"written note {written.text!r} merges notes that give "
+            raise MergedAChange(f"written note {written.text!r} merges notes that give "
                                f"{attribute.replace('_', ' ')} different values ({', '.join(sorted(values))}): "
                                "a change or a conflict, not a paraphrase")
     for attribute, value in attributes_of(written.text).items():
@@ -672,9 +677,14 @@ async def merge_notes(global_notes: list[MemoryNote], session_notes: list[Memory
             # The plan, then the attribute rules for a changed home city, diet, seat... it left alone.
             merged = apply_plan(notes, report, plan, inputs, write_policy=write_policy, recency=recency)
             return confirm_attribute_changes(*merged, clock=clock, recency=recency)
+        except MergedAChange as error:
+            # The model saw the change but wrote it as one note: the rules-only result, then the
+            # attribute rules, which retire the older value by recency (superseded, not lost).
+            return confirm_attribute_changes(notes, replace(report, fallback_reason=f"plan rejected: {error}"),
+                                             clock=clock, recency=recency)
         except PlanRejected as error:
             reason = f"plan rejected: {error}"
-    return notes, replace(report, fallback_reason=reason)
+    return notes, replace(report, fallback_reason=reason)  # exactly the rules-only merge
 
 
 async def _bounded(coro, timeout: float):

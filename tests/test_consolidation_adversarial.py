@@ -114,12 +114,15 @@ async def test_a_merge_that_drops_a_number_keeps_that_source():
     assert_all_kept([old, new], merged)
 
 
-async def test_a_merge_of_two_budgets_is_refused_and_both_stay():
+async def test_a_merge_of_two_budgets_is_refused_and_the_newer_budget_supersedes():
     old = note("Hotel budget under 200 AUD a night", "2026-01-02", keywords=["hotel"])
     new = note("Hotel budget under 250 AUD a night", "2026-11-29", keywords=["hotel"])
     merged, report = await run([old], [new], merge_all([old, new], old.text))
     assert "hotel budget different values (200, 250)" in report.fallback_reason
-    assert live(merged) == sorted([old.text, new.text])  # before: only the 200 note, dated today
+    # Before: only the 200 note, dated today. Now the merge is refused, and the attribute rules
+    # let the newer budget retire the older one (superseded, kept), as recency says.
+    assert live(merged) == [new.text]
+    assert next(n for n in merged if n.text == old.text).status == "superseded"
 
 
 @pytest.mark.parametrize("older, newer", [
@@ -230,3 +233,15 @@ def test_a_note_repeated_in_another_script_still_folds():
     first, again = note("Живёт в Москве", "2026-01-02"), note("живёт в  Москве!", "2026-11-29")
     merged, report = deterministic_merge([first], [again], clock=CLOCK)
     assert live(merged) == [again.text] and report.decisions[first.id].outcome == "duplicate"
+
+
+async def test_a_plan_that_merges_a_move_is_refused_and_the_rules_supersede_the_old_city():
+    # The 1.5B model merged the old and the new home into one note: refused (two values), and the
+    # fallback then kept both cities live (move_city failed on the embedded model).
+    old = note("Lives in Brisbane", "2025-11-02", keywords=["home"], kind="fact")
+    new = note("Now lives in Melbourne", "2026-11-29", keywords=["home"], kind="fact")
+    merged, report = await run([old], [new], merge_all([old, new], "Lives in Melbourne"))
+    assert "home city different values (brisbane, melbourne)" in report.fallback_reason
+    assert live(merged) == [new.text]
+    retired = next(n for n in merged if n.text == old.text)
+    assert retired.status == "superseded"  # kept, marked, not lost
