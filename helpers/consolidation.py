@@ -209,7 +209,7 @@ _NUMBER_RUN = re.compile(r"\d+(?:[-/.:,]\d+)*")
 _ANY_LETTERS = re.compile(r"[^\W\d_]+")
 # What a written note claims, in order: numbers whole, words in any script (TOKEN's a-z words
 # with their apostrophe, others whole).
-_CLAIM_TOKEN = re.compile(r"\d+(?:[-/.:,]\d+)*|[a-z]+(?:'[a-z]+)?(?![^\W\d_])|[^\W\d_]+")
+_CLAIM_TOKEN = re.compile(_NUMBER_RUN.pattern + r"|[a-z]+(?:'[a-z]+)?(?![^\W\d_])|" + _ANY_LETTERS.pattern)
 
 
 def _number_runs(text: str) -> set[str]:
@@ -557,9 +557,9 @@ def _not_replaced(a: MemoryNote, b: MemoryNote) -> str:
     qa, qb = qualifiers(older.text), qualifiers(newer.text)
     if qa != qb:
         return "circumstances (" + ", ".join(sorted(qa ^ qb)) + ")"
-    others = {m.group(0).lower() for n in (older, newer) for m in _SOMEONE_ELSE.finditer(n.text)}
-    if bool(_SOMEONE_ELSE.search(older.text)) != bool(_SOMEONE_ELSE.search(newer.text)):
-        return "whom it is about (" + ", ".join(sorted(others)) + ")"
+    whom = [{m.group(0).lower() for m in _SOMEONE_ELSE.finditer(n.text)} for n in (older, newer)]
+    if bool(whom[0]) != bool(whom[1]):
+        return "whom it is about (" + ", ".join(sorted(whom[0] | whom[1])) + ")"
     return ""
 
 

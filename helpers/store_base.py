@@ -281,9 +281,12 @@ class UserMemoryBase:
         """The backend's ids of this user's stored and staged notes."""
         raise NotImplementedError
 
+    def _seen(self) -> set[str]:
+        """Every id this handle has loaded or staged."""
+        return self._seen_stored.union(*self._seen_staged.values())
+
     def _gone(self, present: set[str]) -> set[str]:
-        seen = self._seen_stored.union(*self._seen_staged.values())
-        return seen - present
+        return self._seen() - present
 
     def erased(self) -> set[str]:
         """Ids of notes this handle loaded or staged that have been erased since (by `forget`,
@@ -304,7 +307,7 @@ class UserMemoryBase:
         words and is not written either. A note retired into a dropped one is active again."""
         if not gone:
             return notes
-        seen = self._seen_stored.union(*self._seen_staged.values())
+        seen = self._seen()
         retired_into = {n.superseded_by for n in notes if n.id in gone and n.superseded_by}
         dropped = gone | {n.id for n in notes if n.id not in seen and (n.supersedes in gone or n.id in retired_into)}
         kept = []
