@@ -180,6 +180,7 @@ class MemorySession:
         self.counter, self.max_model_calls = counter, max_model_calls
         self.turns: list[TurnResult] = []
         self.report: SessionReport | None = None
+        self.default_profile: dict[str, Any] | None = None  # what open_memory loaded without a stored one
 
     @property
     def session_id(self) -> str:
@@ -192,10 +193,14 @@ class MemorySession:
     def _drop_erased(self) -> None:
         """Notes erased from the store since this session loaded or staged them (forget,
         erase_user, an import) leave the session too: no later prompt shows them, and the
-        store never writes them back."""
+        store never writes them back. After an erasure, or when the stored profile changed (a
+        `forget(matching=)` clears profile values too), the profile and long-term notes are read
+        again: a note an erasure made live again comes back with them."""
         gone = self.memory.erased()
-        if gone:
-            self.state.global_notes = [n for n in self.state.global_notes if n.id not in gone]
+        profile = self.memory.stored_profile()
+        if gone or (profile if profile is not None else dict(self.default_profile or {})) != self.state.profile:
+            fresh = self.memory.load_state(self.default_profile)
+            self.state.profile, self.state.global_notes = fresh.profile, fresh.global_notes
             self.state.session_notes = [n for n in self.state.session_notes if n.id not in gone]
 
     async def run_turn(self, message: str) -> TurnResult:
@@ -354,7 +359,7 @@ def open_memory(
     )
     if consolidation_model is True:
         consolidation_model = model
-    return MemorySession(
+    opened = MemorySession(
         memory,
         state,
         agent,
@@ -368,6 +373,8 @@ def open_memory(
         counter=counter,
         max_model_calls=max_model_calls,
     )
+    opened.default_profile = default_profile
+    return opened
 
 
 __all__ = [

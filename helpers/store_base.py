@@ -534,6 +534,9 @@ class UserMemoryBase:
         what else happened, `.checkpoint` whether the text is off disk or what is pending.
         """
         check_forget(note_id, matching, reason)
+        # plan_forget reads notes as consolidation does; its first import (the Agents SDK: a
+        # second or two) happens here, not while holding the write lock.
+        import helpers.consolidation  # noqa: F401
         with self._write() as conn:
             profile = self._profile_text(conn)
             plan = plan_forget(self._all_notes(conn), self._all_staged(conn),
