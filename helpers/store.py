@@ -780,6 +780,9 @@ class UserMemory(UserMemoryBase):
                 """INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
                    VALUES (:tenant, :user, :at, 'import', NULL, :reason)""",
                 self._owner(at=self._now(), reason=import_reason(len(rows))))
+        # The notes it replaced are erased too: off the WAL now, or after a reader's snapshot ends
+        # (the store retries after every later write and on close).
+        self._store.checkpoint(wait=0)
         return len(rows)
 
 

@@ -223,6 +223,8 @@ def plan_forget(stored: list[MemoryNote], staged: list[MemoryNote], profile: dic
     another as superseded, linked to it (`superseded_by` on the old note, `supersedes` on the
     new one), and the same links mark a note replaced by a newer fact. A linked note is a copy
     when it says everything the other says (`consolidation.carries`), so:
+    - with `note_id`, every near duplicate of it, linked or not (the same fact said again,
+      stored or staged), goes with it;
     - every later note that carries an erased one is erased too, transitively (a duplicate
       folded into it, a merged note made from it): no stored copy of the words is left;
     - with `note_id`, the earlier notes it carries are erased too: forgetting a merged note
@@ -234,11 +236,12 @@ def plan_forget(stored: list[MemoryNote], staged: list[MemoryNote], profile: dic
       an erased copy that also said something no remaining note says is listed in `lost`;
     - with `matching`, profile keys and values that contain it are cleared (`clear_matching`).
     """
-    from helpers.consolidation import carries  # late: consolidation imports this module
+    from helpers.consolidation import carries, is_near_duplicate  # late: it imports this module
 
     by_id = {n.id: n for n in [*staged, *stored]}  # a note both staged and stored: the stored copy
     if note_id is not None:
         asked = {note_id} & by_id.keys()
+        copies = {n.id for i in asked for n in by_id.values() if is_near_duplicate(n.text, by_id[i].text)}
     else:
         assert matching is not None
         needle = loose(matching)
@@ -262,7 +265,7 @@ def plan_forget(stored: list[MemoryNote], staged: list[MemoryNote], profile: dic
                     todo.append(j)
         return found
 
-    seeds = asked if note_id is None else spread(asked, earlier, carries)
+    seeds = asked if note_id is None else spread(asked | copies, earlier, carries)
     erase = spread(seeds, later, lambda old, new: carries(new, old))
     restore = sorted(n.id for n in stored if n.id not in erase and n.status == "superseded"
                      and n.superseded_by in erase and by_id[n.superseded_by].status == "active"

@@ -11,14 +11,16 @@ The differences are where the guarantees come from:
 - Full-text search is a generated `tsvector` column (english) matched with `@@`; `ts_rank` picks the
   candidates and `helpers.retrieval.rank` scores them exactly as for SQLite.
 - Erasure deletes the rows (and their tsvector) in one transaction with the audit row, which
-  keeps a keyed id (`store.audit_id`), never the note's. Unlike SQLite's secure_delete, the bytes
-  are not zeroed: a byte scan of the data folder after `forget` and a CHECKPOINT finds the text in
-  the table files, still after a plain VACUUM (it frees the space without clearing it), gone from
-  them after `VACUUM FULL` (a rewrite, as the owner), and in the WAL until its segments are
-  overwritten. The returned `Erasure.checkpoint` is therefore never completed and says so.
-- Matching folds case in Python (`helpers.store.fold`: NFKC + Unicode casefold), because
-  PostgreSQL's lower() follows the database locale: the folded text and keywords are stored
-  beside each note, so `forget(matching=)` and keyword filters agree with SQLite's.
+  keeps a keyed id (`store.audit_id`, `store.user_audit_id`), never the note's or the erased
+  user's. What `forget` erases is decided in Python, the same for both backends
+  (`helpers.store_base.plan_forget`). Unlike SQLite's secure_delete, the bytes are not zeroed: a
+  byte scan of the data folder after `forget` and a CHECKPOINT finds the text in the table files,
+  still after a plain VACUUM (it frees the space without clearing it), gone from them after
+  `VACUUM FULL` (a rewrite, as the owner), and in the WAL until its segments are overwritten.
+  The returned `Erasure.checkpoint` is therefore never completed and says so.
+- Keyword filters fold case in Python (`helpers.store.fold`: NFKC + Unicode casefold), because
+  PostgreSQL's lower() follows the database locale: the folded keywords are stored beside each
+  note, so they agree with SQLite's.
 - Every write passes the store's write policy (`open(..., write_policy=...)`), with the same
   helpers as SQLite (`helpers.write_policy.refused_notes`...): one refusal, nothing written.
 
@@ -145,7 +147,7 @@ _INSERT_NOTE = f"""
 ERASURE_PENDING = (
     "PostgreSQL keeps the erased rows' bytes in the table files (a plain VACUUM frees the space "
     "without clearing it) and in WAL segments until they are overwritten: run VACUUM FULL on "
-    "notes and session_notes as the owner to rewrite the tables without them"
+    "notes, session_notes, profiles and audit as the owner to rewrite the tables without them"
 )
 
 

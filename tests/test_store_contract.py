@@ -526,15 +526,15 @@ def test_erasure_on_postgres_says_what_is_pending_and_vacuum_full_clears_the_tab
     assert "VACUUM FULL" in erased.checkpoint.pending
     assert u.forget(matching="xqzorb").checkpoint.completed  # nothing erased, nothing pending
 
-    def files_holding_the_text(admin):
+    def files_holding_the_text(admin, word=b"xqzorb"):
         # The tables, their indexes and TOAST: every file that held a row or a lexeme of it.
+        tables = ("notes", "session_notes", "profiles", "audit")
         paths = admin.execute(
             """SELECT pg_relation_filepath(c.oid) FROM pg_class AS c
-               WHERE c.relname IN ('notes', 'session_notes') OR c.oid IN (
-                   SELECT indexrelid FROM pg_index WHERE indrelid IN
-                       ('notes'::regclass, 'session_notes'::regclass))
-                  OR c.oid IN (SELECT reltoastrelid FROM pg_class
-                               WHERE relname IN ('notes', 'session_notes'))"""
+               WHERE c.relname = ANY(%(t)s) OR c.oid IN (
+                   SELECT indexrelid FROM pg_index WHERE indrelid::regclass::text = ANY(%(t)s))
+                  OR c.oid IN (SELECT reltoastrelid FROM pg_class WHERE relname = ANY(%(t)s))""",
+            {"t": list(tables)},
         ).fetchall()
         admin.execute("CHECKPOINT")  # dirty pages reach the files
         files = [  # the relation's segments and forks: 16386, 16386.1, 16386_fsm, not 163861
@@ -544,12 +544,19 @@ def test_erasure_on_postgres_says_what_is_pending_and_vacuum_full_clears_the_tab
             if f.name.split("_")[0].split(".")[0] == p.rsplit("/", 1)[-1]
         ]
         assert files
-        return [f.name for f in files if b"xqzorb" in f.read_bytes().lower()]
+        return [f.name for f in files if word in f.read_bytes().lower()]
 
+    # A profile value and an erased user's id are in the same tables until the same rewrite.
+    u.save_profile({"allergies": ["Xqzorb nuts"]})
+    assert u.forget(matching="xqzorb").profile_fields == ("allergies[0]",)
+    gone = pg_store.for_user("acme", "quintessa.vrolijk")
+    gone.add_notes([note("Prefers window seats")])
+    assert "VACUUM FULL" in gone.erase_user().checkpoint.pending
     with psycopg.connect(postgres.conninfo(), autocommit=True) as admin:
         assert files_holding_the_text(admin)  # deleted, not yet cleared: what `pending` says
-        admin.execute("VACUUM FULL notes, session_notes")
-        assert files_holding_the_text(admin) == []
+        assert files_holding_the_text(admin, b"quintessa")
+        admin.execute("VACUUM FULL notes, session_notes, profiles, audit")
+        assert files_holding_the_text(admin) == files_holding_the_text(admin, b"quintessa") == []
 
 
 # -- a session that held a note when it was erased never writes it back --------------------------
@@ -712,6 +719,19 @@ def test_forget_says_when_an_erased_copy_held_something_stored_nowhere_else(stor
     erased = u.forget(peanuts.id)
     assert erased == 2 and erased.derived == erased.lost == (merged.id,)
     assert u.active_notes() == [] and "shellfish" not in u.export_json()
+
+
+def test_forget_by_id_erases_the_same_fact_said_again_stored_or_staged(store):
+    u = store.for_user("acme", "maya")
+    said = note("Allergic to peanuts", "2026-04-01", kind="fact")
+    again = note("Is allergic to peanuts", "2026-05-01", kind="fact")  # never consolidated
+    staged = note("Allergic to peanuts!", "2026-06-01", kind="fact")  # this session's capture
+    other = note("Allergic to peanuts and shellfish", "2026-05-01", kind="fact")  # no link: not a copy
+    u.add_notes([said, again, other])
+    u.stage_session_notes("s1", [staged])
+    erased = u.forget(said.id)
+    assert erased == 3 and set(erased.derived) == {again.id, staged.id}
+    assert texts(u.active_notes()) == [other.text] and u.staged_notes() == []
 
 
 def test_forget_matching_erases_a_copy_that_words_it_differently_and_nothing_it_replaced(store):

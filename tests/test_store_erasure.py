@@ -297,3 +297,14 @@ def test_erase_user_leaves_the_user_id_nowhere_on_disk(tmp_path):
     assert entry.action == "erase_user"
     store.close()
     assert files_holding(tmp_path, *forms, anycase=True) == set()
+
+
+def test_an_import_leaves_no_replaced_note_in_the_write_ahead_log(tmp_path):
+    store = MemoryStore.open(tmp_path / "m.db", clock=fixed_clock(NOW))
+    u = store.for_user("acme", "maya")
+    u.add_notes([note(SECRET), note("Prefers aisle seats")])
+    document = json.loads(u.export_json())
+    document["notes"] = [n for n in document["notes"] if "Xqzorb" not in n["text"]]
+    assert u.import_json(json.dumps(document)) == 1
+    assert files_holding(tmp_path, "xqzorb", anycase=True) == set()  # was in m.db-wal until close
+    store.close()
