@@ -712,7 +712,7 @@ class UserMemory(UserMemoryBase):
     def _after_erasure(self, erased: int) -> CheckpointResult:
         return self._store.checkpoint()
 
-    def erase_user(self, *, reason: str = "user request") -> int:
+    def erase_user(self, *, reason: str = "user request") -> Erasure:
         """Erase everything stored for this user: profile, notes of any status, staged notes,
         keyword index and audit history, leaving one audit row that holds counts, never content.
         Returns how many notes (long-term + staged) were erased, as an `Erasure`.

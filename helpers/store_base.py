@@ -100,8 +100,9 @@ def fold(text: str) -> str:
 
 
 def loose(text: str) -> str:
-    """`fold` without accents: what `forget(matching=)` compares, so "Zurich" erases "Zürich" as
-    search finds it (an erasure may take a little more than asked, never less)."""
+    """`fold` without accents: what `forget(matching=)` compares, so "Zurich" erases "Zürich" (a
+    user who types without accents means the same place; an erasure may take a little more than
+    asked, never less)."""
     return "".join(c for c in unicodedata.normalize("NFKD", fold(text)) if not unicodedata.combining(c))
 
 
@@ -231,7 +232,7 @@ def plan_forget(stored: list[MemoryNote], staged: list[MemoryNote], profile: dic
       forgets what it was made from, not only its wording;
     - a newer note that replaced the forgotten one ("Lives in Sydney" after "Lives in Brisbane")
       is not a copy and stays; an older note the forgotten one replaced stays superseded;
-    - a note merged into an erased copy alongside the forgotten one ("Prefers aisle seats",
+    - a note merged into an erased copy alongside the forgotten one ("Allergic to shellfish",
       merged with "Allergic to peanuts") is live again if the erased note was its live copy;
       an erased copy that also said something no remaining note says is listed in `lost`;
     - with `matching`, profile keys and values that contain it are cleared (`clear_matching`).

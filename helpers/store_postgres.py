@@ -625,7 +625,7 @@ class PostgresUserMemory(UserMemoryBase):
     def _after_erasure(self, erased: int) -> CheckpointResult:
         return _erasure_pending(erased)
 
-    def erase_user(self, *, reason: str = "user request") -> int:
+    def erase_user(self, *, reason: str = "user request") -> Erasure:
         """Erase everything stored for this user (profile, notes, staged notes, audit history),
         leaving one audit row that holds counts, never content, under the user's keyed id (as
         `UserMemory.erase_user`). Returns the notes erased (long-term + staged) as an `Erasure`."""
