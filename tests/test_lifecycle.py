@@ -265,3 +265,25 @@ async def test_a_user_erased_mid_session_loses_the_profile_from_the_prompt(store
     maya.erase_user()
     await session.run_turn("Who am I?")
     assert "Quintessa" not in capture.calls[-1].system_prompt and "guest" in capture.calls[-1].system_prompt
+
+
+@pytest.mark.parametrize("by", ["matching", "note_id"])
+async def test_a_session_that_forgets_drops_the_turns_that_said_it(store, by):
+    capture = PromptCapture()
+    session = open_memory(store, "acme", "maya", model=ScriptedModel(
+        [save("Travels with partner Alex", ["partner"], "fact"), "Noted.", "Hello!", "Sure."]),
+        consolidation_model=None, capture=capture)
+    first = await session.run_turn("My partner Alex travels with me on every trip.")
+    await session.run_turn("Hi there")
+    assert "Alex" in str(capture.calls[-1].input_items)
+    if by == "matching":
+        erased = await session.forget(matching="alex")
+    else:
+        erased = await session.forget(first.notes_saved[0].id)
+    assert erased == 1 and session.state.session_notes == []
+    await session.run_turn("What do you know about me?")
+    prompt = capture.calls[-1]
+    assert "alex" not in (prompt.system_prompt + str(prompt.input_items)).lower()
+    assert "Hi there" in str(prompt.input_items)  # the turns that did not say it stay
+    report = await session.end_session()
+    assert report.added == [] and "Alex" not in store.for_user("acme", "maya").export_json()
