@@ -700,6 +700,14 @@ def test_forget_by_id_erases_the_copies_and_brings_back_what_was_merged_alongsid
     assert texts(u.active_notes()) == ["Allergic to shellfish"]
 
 
+def test_forget_matching_brings_back_what_was_merged_alongside_too(store):
+    u = store.for_user("acme", "maya")
+    first, peanuts, shellfish, merged, brisbane, sydney = merged_memory(u)
+    erased = u.forget(matching="PEANUT")
+    assert sorted(texts(u.active_notes())) == ["Allergic to shellfish", "Lives in Sydney"]
+    assert erased == 3 and erased.derived == () and erased.restored == (shellfish.id,)
+
+
 def test_forgetting_a_merged_note_forgets_what_it_was_made_from(store):
     u = store.for_user("acme", "maya")
     first, peanuts, shellfish, merged, brisbane, sydney = merged_memory(u)
