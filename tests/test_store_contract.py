@@ -768,6 +768,7 @@ def test_forget_matching_clears_the_profile_too(store):
                     "vip": True, "budget": 250})
     u.add_notes([note("Allergic to peanuts", kind="fact")])
     erased = u.forget(matching="peanut", reason="health data")
+    assert "peanut" not in u.export_json().lower()
     assert erased == 1 and erased.profile_fields == ("allergies[0]", "peanut_allergy", "diet")
     assert u.stored_profile() == u.load_state().profile == {
         "name": "Maya", "allergies": ["latex"], "home": {"city": "Zürich", "seat": "aisle"},
