@@ -10,9 +10,10 @@ Guarantees, each backed by SQLite rather than by care:
   merged notes and removes the staged ones in ONE transaction: a crash loses nothing.
 - `forget` and `erase_user` are real erasure: the rows are deleted with `secure_delete` on
   and the WAL is checkpointed and truncated, so the text is gone from disk; an audit row keeps
-  a keyed id of the note (of the user, for `erase_user`), the time and the reason. While another connection holds an older snapshot the WAL
-  cannot be emptied: the call says so (`Erasure.checkpoint`), and the store retries after
-  every later write and on close until it is done.
+  a keyed id of the note (of the user, for `erase_user`), the time and the reason. `forget`
+  takes every stored copy with it (`helpers.store_base.plan_forget`). While another connection
+  holds an older snapshot the WAL cannot be emptied: the call says so (`Erasure.checkpoint`),
+  and the store retries after every later write and on close until it is done.
 - Matching is Unicode-aware (NFKC + casefold): "ZÜRICH" finds "Zürich", "Élodie" finds
   "élodie". Keywords are indexed casefolded, so keyword filters stay index lookups.
 - A corrupt file or write-ahead log, a schema newer than this code, or a locked file raises a
