@@ -3,8 +3,11 @@
     python benchmarks/scan_erasure.py
 
 Per case: how long forget took, its checkpoint report (completed, attempts, WAL frames, frames
-copied back) and which of the store's files (database, -wal, -shm) still hold the erased text.
-Last, a session that had loaded the note ends after the erasure: the text must stay gone.
+copied back) and which of the store's files (database, -wal, -shm) still hold the erased text, in
+any case (the full-text index keeps words lower-cased). Then a session that had loaded the note
+ends after the erasure: the text must stay gone. Last, what else holds erased words: a merged
+copy of a note forgotten by id, a profile value `forget(matching=)` names, and the user id (raw
+and as the hex the full-text index keys postings by) after `erase_user`.
 """
 
 import sqlite3
@@ -13,14 +16,17 @@ import threading
 import time
 from pathlib import Path
 
+import helpers.consolidation  # noqa: F401  forget's first call imports it (1-2 s): not what is timed here
 from helpers.state import MemoryNote, fixed_clock
 from helpers.store import MemoryStore
 
 SECRET = "Wants a quiet room at the Xqzorb Lodge, the hidden SECRET garden wing"
 
 
-def holding(folder: Path) -> str:
-    return ", ".join(sorted(p.name for p in folder.iterdir() if b"Xqzorb" in p.read_bytes())) or "none"
+def holding(folder: Path, *words: str) -> str:
+    words = words or ("xqzorb",)
+    found = (p.name for p in folder.iterdir() if any(w.lower().encode() in p.read_bytes().lower() for w in words))
+    return ", ".join(sorted(found)) or "none"
 
 
 def run(case: str, release_after: float | None) -> None:
@@ -69,7 +75,32 @@ def stale_session() -> None:
     print(f"stale session: erased {int(erased)}; after it committed, text in: {holding(folder)}")
 
 
+def copies_profile_and_user_id() -> None:
+    folder = Path(tempfile.mkdtemp())
+    store = MemoryStore.open(folder / "m.db", clock=fixed_clock("2026-06-01T09:00:00Z"))
+    user_id = "quintessa.vrolijk@example.org"
+    user = store.for_user("acme", user_id)
+    user.save_profile({"name": "Maya", "allergies": ["Xqzorbnut", "latex"]})
+    allergy = MemoryNote("Allergic to Xqzorbnut", "2026-05-01", kind="fact")
+    user.add_notes([allergy, MemoryNote("Allergic to shellfish", "2026-05-01", kind="fact")])
+    # What a consolidation merging the two leaves: a new note naming the first as its source.
+    user.commit_consolidation("s1", [MemoryNote("Allergic to Xqzorbnut and shellfish", "2026-05-02",
+                                                 kind="fact", supersedes=allergy.id)])
+    erased = user.forget(allergy.id)
+    print(f"forget(note_id) of a merged note's source: erased {int(erased)}; the merged copy in: "
+          f"{holding(folder, 'xqzorbnut and shellfish')}; the word anywhere: {holding(folder, 'xqzorbnut')}")
+    erased = user.forget(matching="xqzorbnut")
+    print(f"forget(matching=) of a profile value: erased {int(erased)} notes; the word in: "
+          f"{holding(folder, 'xqzorbnut')}")
+    forms = (user_id, user_id.encode().hex())
+    print(f"the user id before erase_user in: {holding(folder, *forms)}")
+    user.erase_user(reason="account closed")
+    store.close()
+    print(f"the user id after erase_user (store closed) in: {holding(folder, *forms)}")
+
+
 if __name__ == "__main__":
     run("reader ends its read 0.3 s into forget", 0.3)
     run("reader holds its read past forget's 1 s wait", None)
     stale_session()
+    copies_profile_and_user_id()

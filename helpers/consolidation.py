@@ -466,7 +466,7 @@ def apply_plan(notes: list[MemoryNote], report: ConsolidationReport, plan: Conso
                           _policy(write_policy))
         # A source with a fact the written note drops ("Melbourne" merged into "Prefers aisle
         # seats") would lose it: that source stays as it is, and so does the note if none is left.
-        losing = {i: _dropped_words(written.text, shown[i]) for i in source_ids if i in shown}
+        losing = {i: _dropped_words(written.text, shown[i].text) for i in source_ids if i in shown}
         losing = {i: words for i, words in losing.items() if words}
         for i, words in losing.items():
             report.overruled.append(f"merge {shown[i].text!r} into {written.text!r}: the written note "
@@ -532,12 +532,23 @@ def apply_plan(notes: list[MemoryNote], report: ConsolidationReport, plan: Conso
     return notes, report
 
 
-def _dropped_words(text: str, source: MemoryNote) -> set[str]:
+def _dropped_words(text: str, source: str) -> set[str]:
     """What the source says that `text` does not: its topic words beyond how a fact is stated,
     its numbers (a budget, a date) and its words in other scripts."""
-    text, said = fold(text), fold(source.text)
+    text, said = fold(text), fold(source)
     return ((topic_words(said) - topic_words(text) - STATING_WORDS)
             | (_number_runs(said) - _number_runs(text)) | (_other_words(said) - _other_words(text)))
+
+
+def carries(text: str, source: str) -> bool:
+    """Does `text` say all that `source` says? True for the two copies consolidation makes of a
+    note: a near duplicate folded into it, and a merged note (which may drop none of its sources'
+    words). Its attribute values count as content: "Eats meat" replaced "Is vegetarian", it
+    does not carry it. Erasure uses this to find the copies of a forgotten note."""
+    if is_near_duplicate(text, source):
+        return True
+    values = topic_words(" ".join(attributes_of(source).values())) - topic_words(fold(text))
+    return not (_dropped_words(text, source) or values)
 
 
 def _mentions(text: str, source: MemoryNote) -> bool:
@@ -792,7 +803,7 @@ def _apply_changes(live: list[MemoryNote], snapshot: list[MemoryNote],
 __all__ = [
     "CONSOLIDATOR_INSTRUCTIONS", "DEFAULT_TIMEOUT", "NEAR_DUPLICATE_THRESHOLD", "Conflict",
     "ConsolidationPlan", "ConsolidationReport", "MergeDecision", "Outcome", "PlanDecision", "PlanNote",
-    "PlanRejected", "apply_plan", "consolidate", "consolidate_in_background", "consolidator_agent",
+    "PlanRejected", "apply_plan", "carries", "consolidate", "consolidate_in_background", "consolidator_agent",
     "deterministic_merge", "is_near_duplicate", "merge_notes", "normalize", "notes_for_model",
     "propose_plan", "related", "render_for_model", "similarity", "split_keywords", "unsupported_claims",
 ]

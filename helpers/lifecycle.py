@@ -33,8 +33,9 @@ from helpers.hooks import CapturedCall, MemoryInstructions, PromptCapture
 from helpers.policy import DEFAULT_POLICY, Policy
 from helpers.state import Clock, LedgerEntry, MemoryNote, MemoryState, parse_time
 from helpers.store import MemoryStore, UserMemory
+from helpers.store_base import Erasure, loose
 from helpers.tools import save_memory_note
-from helpers.trimming import TrimmingSession, tool_output_filter
+from helpers.trimming import TrimmingSession, split_turns, tool_output_filter
 
 DEFAULT_MAX_TOOL_OUTPUT_CHARS = 4000
 
@@ -153,6 +154,22 @@ def _tool_calls(items: list[Any]) -> list[ToolCall]:
     ]
 
 
+def _words_in(item: dict[str, Any]) -> str:
+    """What an item of history says (`loose`): a message's text, a tool call's arguments, a
+    tool's output."""
+    content = item.get("content")
+    parts = [content] if isinstance(content, str) else [
+        p.get("text", "") for p in content or [] if isinstance(p, dict)]
+    parts.append(str(item.get("output", "")))
+    arguments = item.get("arguments")
+    if isinstance(arguments, str):
+        try:  # JSON may escape what it holds ("\u00fc")
+            parts += [str(v) for v in json.loads(arguments).values()]
+        except (ValueError, AttributeError):
+            parts.append(arguments)
+    return loose(" ".join(parts))
+
+
 class MemorySession:
     """One conversation with one user's memory; made by `open_memory`."""
 
@@ -180,6 +197,7 @@ class MemorySession:
         self.counter, self.max_model_calls = counter, max_model_calls
         self.turns: list[TurnResult] = []
         self.report: SessionReport | None = None
+        self.default_profile: dict[str, Any] | None = None  # what open_memory loaded without a stored one
 
     @property
     def session_id(self) -> str:
@@ -192,11 +210,37 @@ class MemorySession:
     def _drop_erased(self) -> None:
         """Notes erased from the store since this session loaded or staged them (forget,
         erase_user, an import) leave the session too: no later prompt shows them, and the
-        store never writes them back."""
+        store never writes them back. After an erasure, or when the stored profile changed (a
+        `forget(matching=)` clears profile values too), the profile and long-term notes are read
+        again: a note an erasure made live again comes back with them."""
         gone = self.memory.erased()
-        if gone:
-            self.state.global_notes = [n for n in self.state.global_notes if n.id not in gone]
+        profile = self.memory.stored_profile()
+        if gone or (profile if profile is not None else dict(self.default_profile or {})) != self.state.profile:
+            fresh = self.memory.load_state(self.default_profile)
+            self.state.profile, self.state.global_notes = fresh.profile, fresh.global_notes
             self.state.session_notes = [n for n in self.state.session_notes if n.id not in gone]
+
+    async def forget(self, note_id: str | None = None, *, matching: str | None = None,
+                     reason: str = "user request") -> Erasure:
+        """Erase from the store (`UserMemory.forget`) and from this conversation: the session
+        reads its memory again, and drops every turn of its history that mentions what was
+        erased (the `matching` words, or the text of an erased note it held), tool calls and
+        all, so no later prompt carries it. The prompts already captured for inspection
+        (`self.capture`) stay as they were."""
+        held = {n.id: n.text for n in self.state.global_notes + self.state.session_notes}
+        erased = self.memory.forget(note_id, matching=matching, reason=reason)
+        gone = {i for i in (note_id, *erased.derived) if i is not None} & self.memory.erased()
+        needles = [loose(t) for t in ([matching] if matching else []) + [held[i] for i in gone if i in held]]
+        items = await self.session.get_items()
+        preamble, turns = split_turns(items)
+        said = lambda item: any(n in _words_in(item) for n in needles)  # noqa: E731
+        kept = [i for i in preamble if not said(i)] + [
+            i for turn in turns if not any(said(item) for item in turn) for i in turn]
+        if len(kept) < len(items):
+            await self.session.clear_session()
+            await self.session.add_items(kept)
+        self._drop_erased()
+        return erased
 
     async def run_turn(self, message: str) -> TurnResult:
         """Run one user turn; the notes captured so far are staged in the store even if it fails."""
@@ -354,7 +398,7 @@ def open_memory(
     )
     if consolidation_model is True:
         consolidation_model = model
-    return MemorySession(
+    opened = MemorySession(
         memory,
         state,
         agent,
@@ -368,6 +412,8 @@ def open_memory(
         counter=counter,
         max_model_calls=max_model_calls,
     )
+    opened.default_profile = default_profile
+    return opened
 
 
 __all__ = [

@@ -10,9 +10,10 @@ Guarantees, each backed by SQLite rather than by care:
   merged notes and removes the staged ones in ONE transaction: a crash loses nothing.
 - `forget` and `erase_user` are real erasure: the rows are deleted with `secure_delete` on
   and the WAL is checkpointed and truncated, so the text is gone from disk; an audit row keeps
-  the note id, time and reason. While another connection holds an older snapshot the WAL
-  cannot be emptied: the call says so (`Erasure.checkpoint`), and the store retries after
-  every later write and on close until it is done.
+  a keyed id of the note (of the user, for `erase_user`), the time and the reason. `forget`
+  takes every stored copy with it (`helpers.store_base.plan_forget`). While another connection
+  holds an older snapshot the WAL cannot be emptied: the call says so (`Erasure.checkpoint`),
+  and the store retries after every later write and on close until it is done.
 - Matching is Unicode-aware (NFKC + casefold): "ZÜRICH" finds "Zürich", "Élodie" finds
   "élodie". Keywords are indexed casefolded, so keyword filters stay index lookups.
 - A corrupt file or write-ahead log, a schema newer than this code, or a locked file raises a
@@ -28,7 +29,6 @@ import struct
 import threading
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -37,9 +37,9 @@ from collections.abc import Iterable, Iterator
 from helpers.retrieval import RECALL_LIMIT
 from helpers.state import Clock, MemoryNote, MemoryState, system_clock
 from helpers.store_base import (
-    NOTE_COLUMNS as _NOTE_COLUMNS, SELECT_NOTE as _SELECT_NOTE, AuditEntry,
-    StoreBase, UserMemoryBase, as_it_was, check_forget, check_owner, erase_user_reason, export_document,
-    expires_utc, fold, import_reason, long_term as _long_term, note_from_columns,
+    NOTE_COLUMNS as _NOTE_COLUMNS, SELECT_NOTE as _SELECT_NOTE, AuditEntry, CheckpointResult, Erasure,
+    ForgetPlan, StoreBase, UserMemoryBase, as_it_was, check_erase_user, check_owner, erase_user_reason,
+    export_document, expires_utc, fold, import_reason, long_term as _long_term, note_from_columns,
     parse_export, utc as _utc,
 )
 from helpers.write_policy import WritePolicy
@@ -184,28 +184,6 @@ class StoreReadOnlyError(StoreError):
 
 def _sql_fold(value: Any) -> str | None:
     return None if value is None else fold(str(value))
-
-
-@dataclass(frozen=True)
-class CheckpointResult:
-    """Whether the write-ahead log was copied back and emptied, and if not, what is pending."""
-
-    completed: bool
-    attempts: int
-    wal_frames: int = 0  # frames in the WAL at the last attempt
-    copied_frames: int = 0  # of those, how many are already in the database file
-    pending: str = ""  # what may still be on disk, and why (empty when completed)
-
-
-class Erasure(int):
-    """How many notes were erased (it is that int), and `.checkpoint`: whether the text is off disk."""
-
-    checkpoint: CheckpointResult
-
-    def __new__(cls, count: int, checkpoint: CheckpointResult) -> Erasure:
-        erasure = super().__new__(cls, count)
-        erasure.checkpoint = checkpoint
-        return erasure
 
 
 @contextmanager
@@ -549,10 +527,12 @@ class UserMemory(UserMemoryBase):
         return [r["session_id"] for r in rows]
 
     def audit_log(self) -> list[AuditEntry]:
+        """What happened to this user's memory, oldest first, erasures of the user included."""
         with self._store._transaction(write=False) as conn:
             rows = conn.execute(
-                """SELECT at, action, note_id, reason FROM audit
-                   WHERE tenant_id = :tenant AND user_id = :user ORDER BY seq""", self._owner()).fetchall()
+                """SELECT at, action, note_id, reason FROM audit WHERE tenant_id = :tenant
+                   AND user_id IN (:user, :erased) ORDER BY seq""",
+                self._owner(erased=self._erased_as())).fetchall()
         return [AuditEntry(**dict(r)) for r in rows]
 
     def _recall(self, terms: list[str], kinds: list[str] | None) -> tuple[list[MemoryNote], int]:
@@ -690,54 +670,58 @@ class UserMemory(UserMemoryBase):
             "INSERT OR IGNORE INTO note_keywords VALUES (:tenant, :user, :keyword, :id)",
             [self._owner(keyword=fold(k), id=n.id) for n in notes for k in n.keywords])
 
-    def forget(self, note_id: str | None = None, *, matching: str | None = None,
-               reason: str = "user request") -> int:
-        """Erase notes by id, or every note whose text or a keyword contains `matching` (any case).
+    # -- erasure (`UserMemoryBase.forget` decides what; this is the SQL) ------------------------------
 
-        The rows are deleted (long-term and staged, any status), their bytes zeroed on disk,
-        links to them in supersede chains cleared, and one audit row per note records its id,
-        the time and `reason`, never the text. Returns the count as an `Erasure`, whose
-        `.checkpoint` says whether the text is off disk or what is still pending.
-        """
-        check_forget(note_id, matching, reason)
+    def _write(self) -> Any:
+        return self._store._transaction(write=True)
+
+    def _profile_text(self, conn: sqlite3.Connection) -> str | None:
+        row = conn.execute("SELECT profile FROM profiles WHERE tenant_id = :tenant AND user_id = :user",
+                           self._owner()).fetchone()
+        return row["profile"] if row else None
+
+    def _all_notes(self, conn: sqlite3.Connection) -> list[MemoryNote]:
+        return [_note_from_row(r) for r in conn.execute(
+            f"SELECT {_SELECT_NOTE} FROM notes WHERE tenant_id = :tenant AND user_id = :user", self._owner())]
+
+    def _all_staged(self, conn: sqlite3.Connection) -> list[MemoryNote]:
+        return [MemoryNote.from_dict(json.loads(r["note"])) for r in conn.execute(
+            "SELECT note FROM session_notes WHERE tenant_id = :tenant AND user_id = :user", self._owner())]
+
+    def _erase(self, conn: sqlite3.Connection, plan: ForgetPlan, audit: list[dict[str, Any]]) -> None:
         owner = "tenant_id = :tenant AND user_id = :user"
-        if note_id is not None:
-            params = self._owner(id=note_id)
-            where, staged_where = "id = :id", "id = :id"
-        else:
-            # instr, not LIKE: '%' and '_' in the user's words are plain characters.
-            assert matching is not None  # exactly one of the two, checked above
-            params = self._owner(needle=fold(matching))
-            where = f"""(instr(casefold(text), :needle) > 0 OR id IN (SELECT note_id FROM note_keywords
-                         WHERE {owner} AND instr(keyword, :needle) > 0))"""
-            staged_where = """(instr(casefold(json_extract(note, '$.text')), :needle) > 0
-                               OR EXISTS (SELECT 1 FROM json_each(note, '$.keywords') AS k
-                                          WHERE instr(casefold(k.value), :needle) > 0))"""
-        with self._store._transaction(write=True) as conn:
-            ids = [r[0] for r in conn.execute(
-                f"""SELECT id FROM notes WHERE {owner} AND {where}
-                    UNION SELECT id FROM session_notes WHERE {owner} AND {staged_where} ORDER BY id""", params)]
-            erased = self._owner(ids=json.dumps(ids))
-            in_erased = "IN (SELECT value FROM json_each(:ids))"
-            for table, column in (("notes", "id"), ("session_notes", "id"), ("note_keywords", "note_id")):
-                conn.execute(f"DELETE FROM {table} WHERE {owner} AND {column} {in_erased}", erased)
-            # No dangling links: a predecessor stays superseded, by nothing that still exists.
-            for column in ("superseded_by", "supersedes"):
-                conn.execute(f"UPDATE notes SET {column} = NULL WHERE {owner} AND {column} {in_erased}", erased)
-                conn.execute(
-                    f"""UPDATE session_notes SET note = json_set(note, '$.{column}', NULL)
-                        WHERE {owner} AND json_extract(note, '$.{column}') {in_erased}""", erased)
-            now = self._now()
-            conn.executemany(
-                """INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
-                   VALUES (:tenant, :user, :at, 'forget', :id, :reason)""",
-                [self._owner(at=now, id=self._store.audit_id(i), reason=reason) for i in ids])
-        return Erasure(len(ids), self._store.checkpoint())
+        erased = self._owner(ids=json.dumps(plan.erase), restore=json.dumps(plan.restore))
+        in_erased = "IN (SELECT value FROM json_each(:ids))"
+        for table, column in (("notes", "id"), ("session_notes", "id"), ("note_keywords", "note_id")):
+            conn.execute(f"DELETE FROM {table} WHERE {owner} AND {column} {in_erased}", erased)
+        # No dangling links: a predecessor stays superseded, by nothing that still exists...
+        for column in ("superseded_by", "supersedes"):
+            conn.execute(f"UPDATE notes SET {column} = NULL WHERE {owner} AND {column} {in_erased}", erased)
+            conn.execute(
+                f"""UPDATE session_notes SET note = json_set(note, '$.{column}', NULL)
+                    WHERE {owner} AND json_extract(note, '$.{column}') {in_erased}""", erased)
+        # ...unless the erased note was its live copy: then it is live again.
+        conn.execute(f"""UPDATE notes SET status = 'active', superseded_at = NULL
+                         WHERE {owner} AND id IN (SELECT value FROM json_each(:restore))""", erased)
+        if plan.profile is not None:
+            conn.execute(f"UPDATE profiles SET profile = :profile WHERE {owner}",
+                         self._owner(profile=json.dumps(plan.profile, ensure_ascii=False)))
+        conn.executemany(
+            """INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
+               VALUES (:tenant, :user, :at, 'forget', :id, :reason)""", audit)
 
-    def erase_user(self, *, reason: str = "user request") -> int:
+    def _after_erasure(self, erased: int) -> CheckpointResult:
+        return self._store.checkpoint()
+
+    def erase_user(self, *, reason: str = "user request") -> Erasure:
         """Erase everything stored for this user: profile, notes of any status, staged notes,
         keyword index and audit history, leaving one audit row that holds counts, never content.
-        Returns how many notes (long-term + staged) were erased, as an `Erasure`."""
+        Returns how many notes (long-term + staged) were erased, as an `Erasure`.
+
+        The row names the user by `store.user_audit_id(tenant, user)`, a keyed id: a dump of the
+        audit table does not name whom it erased, and `audit_log()` on a handle for the same
+        (tenant, user) still shows it. `reason` must not contain the user id."""
+        check_erase_user(self._user_id, reason)
         owner = "tenant_id = :tenant AND user_id = :user"
         with self._store._transaction(write=True) as conn:
             notes, staged, profiles = (conn.execute(f"SELECT count(*) FROM {table} WHERE {owner}",
@@ -747,8 +731,9 @@ class UserMemory(UserMemoryBase):
                 conn.execute(f"DELETE FROM {table} WHERE {owner}", self._owner())
             conn.execute(
                 """INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
-                   VALUES (:tenant, :user, :at, 'erase_user', NULL, :reason)""",
-                self._owner(at=self._now(), reason=erase_user_reason(reason, notes, staged, profiles)))
+                   VALUES (:tenant, :erased, :at, 'erase_user', NULL, :reason)""",
+                self._owner(erased=self._erased_as(), at=self._now(),
+                            reason=erase_user_reason(reason, notes, staged, profiles)))
         return Erasure(notes + staged, self._store.checkpoint())
 
     # -- export and import -----------------------------------------------------------------------
@@ -796,6 +781,9 @@ class UserMemory(UserMemoryBase):
                 """INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
                    VALUES (:tenant, :user, :at, 'import', NULL, :reason)""",
                 self._owner(at=self._now(), reason=import_reason(len(rows))))
+        # The notes it replaced are erased too: off the WAL now, or after a reader's snapshot ends
+        # (the store retries after every later write and on close).
+        self._store.checkpoint(wait=0)
         return len(rows)
 
 

@@ -48,6 +48,43 @@ BEFORE_EVERY_EXPIRY = "0001-01-01T00:00:00.000000Z"
 
 
 @dataclass(frozen=True)
+class CheckpointResult:
+    """Whether the write-ahead log was copied back and emptied, and if not, what is pending."""
+
+    completed: bool
+    attempts: int
+    wal_frames: int = 0  # frames in the WAL at the last attempt
+    copied_frames: int = 0  # of those, how many are already in the database file
+    pending: str = ""  # what may still be on disk, and why (empty when completed)
+
+
+class Erasure(int):
+    """How many notes were erased (it is that int), and what else the erasure did.
+
+    checkpoint: whether the text is off disk, or what is still pending.
+    derived: ids erased with the notes asked for because they repeat them (see `plan_forget`).
+    restored: ids live again: an erased note made from them had been their only live copy.
+    lost: ids among `derived` that also said something no note left in the store says.
+    profile_fields: the profile values `forget(matching=)` cleared, as paths ("allergies[0]").
+    """
+
+    checkpoint: CheckpointResult
+    derived: tuple[str, ...]
+    restored: tuple[str, ...]
+    lost: tuple[str, ...]
+    profile_fields: tuple[str, ...]
+
+    def __new__(cls, count: int, checkpoint: CheckpointResult, *, derived: Iterable[str] = (),
+                restored: Iterable[str] = (), lost: Iterable[str] = (),
+                profile_fields: Iterable[str] = ()) -> Erasure:
+        erasure = super().__new__(cls, count)
+        erasure.checkpoint = checkpoint
+        erasure.derived, erasure.restored = tuple(derived), tuple(restored)
+        erasure.lost, erasure.profile_fields = tuple(lost), tuple(profile_fields)
+        return erasure
+
+
+@dataclass(frozen=True)
 class AuditEntry:
     """Something happened to a user's memory. Never holds note text."""
 
@@ -60,6 +97,13 @@ class AuditEntry:
 def fold(text: str) -> str:
     """The caseless form used for matching: NFKC, then Unicode casefold ("ZÜRICH" -> "zürich")."""
     return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
+
+
+def loose(text: str) -> str:
+    """`fold` without accents: what `forget(matching=)` compares, so "Zurich" erases "Zürich" (a
+    user who types without accents means the same place; an erasure may take a little more than
+    asked, never less)."""
+    return "".join(c for c in unicodedata.normalize("NFKD", fold(text)) if not unicodedata.combining(c))
 
 
 def keyed_audit_id(secret: bytes, note_id: str) -> str:
@@ -114,13 +158,126 @@ def as_it_was(note: MemoryNote, superseded_at: str | None) -> MemoryNote:
 def check_forget(note_id: str | None, matching: str | None, reason: str) -> None:
     if (note_id is None) == (matching is None):
         raise ValueError("forget needs exactly one of note_id or matching")
-    if matching is not None and (not matching.strip() or fold(matching) in fold(reason)):
+    if matching is not None and (not matching.strip() or loose(matching) in loose(reason)):
         raise ValueError("matching must be non-empty, and the audit reason must not repeat it")
+
+
+def check_erase_user(user_id: str, reason: str) -> None:
+    """The audit row outlives the user: its reason must not name them."""
+    if loose(user_id) in loose(reason):
+        raise ValueError("the audit reason must not repeat the user id: it outlives the user")
 
 
 def erase_user_reason(reason: str, notes: int, staged: int, profiles: int) -> str:
     """The one audit row `erase_user` leaves: counts, never content."""
     return f"{reason}; erased the user: {notes} notes, {staged} staged notes, {profiles} profile"
+
+
+def forget_profile_reason(reason: str, cleared: int) -> str:
+    return f"{reason}; cleared {cleared} profile value(s)"
+
+
+_GONE = object()
+
+
+def clear_matching(value: Any, needle: str, path: str = "") -> tuple[Any, list[str]]:
+    """`value` (a profile, or a part of it) without what matches `needle` (already `loose`), and
+    the paths cleared. A key that matches takes its whole value ("peanut_allergy": true); a text
+    or number that matches goes, from a list only that item ("allergies": ["peanuts", "latex"]
+    keeps "latex"). True, False and None say nothing by themselves and are never matched."""
+    if isinstance(value, dict):
+        kept: dict[str, Any] = {}
+        cleared: list[str] = []
+        for key, item in value.items():
+            where = f"{path}.{key}" if path else str(key)
+            item, inside = (_GONE, [where]) if needle in loose(str(key)) else clear_matching(item, needle, where)
+            cleared += inside
+            if item is not _GONE:
+                kept[key] = item
+        return kept, cleared
+    if isinstance(value, list):
+        parts = [clear_matching(item, needle, f"{path}[{i}]") for i, item in enumerate(value)]
+        return [item for item, _ in parts if item is not _GONE], [p for _, inside in parts for p in inside]
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool) and needle in loose(str(value)):
+        return _GONE, [path]
+    return value, []
+
+
+@dataclass(frozen=True)
+class ForgetPlan:
+    """What one `forget` changes (see `plan_forget`)."""
+
+    erase: list[str]  # ids of stored and staged notes to delete
+    derived: list[str]  # of those, the ones not asked for: they repeat what was
+    restore: list[str]  # superseded notes to make active again
+    lost: list[str]  # derived notes that said more than the notes left in the store
+    profile: dict[str, Any] | None  # the profile to store instead (None: unchanged)
+    profile_fields: list[str]  # the profile paths cleared
+
+
+def plan_forget(stored: list[MemoryNote], staged: list[MemoryNote], profile: dict[str, Any] | None,
+                note_id: str | None, matching: str | None) -> ForgetPlan:
+    """What `forget` erases, from the user's stored notes (any status), staged notes and profile.
+
+    Asked for: the note `note_id`, or every note whose text or a keyword contains `matching`
+    (`loose`: any case, any accents). Consolidation keeps a note it folded or merged into
+    another as superseded, linked to it (`superseded_by` on the old note, `supersedes` on the
+    new one), and the same links mark a note replaced by a newer fact. A linked note is a copy
+    when it says everything the other says (`consolidation.carries`), so:
+    - with `note_id`, every near duplicate of it, linked or not (the same fact said again,
+      stored or staged), goes with it;
+    - every later note that carries an erased one is erased too, transitively (a duplicate
+      folded into it, a merged note made from it): no stored copy of the words is left;
+    - with `note_id`, the earlier notes it carries are erased too: forgetting a merged note
+      forgets what it was made from, not only its wording;
+    - a newer note that replaced the forgotten one ("Lives in Sydney" after "Lives in Brisbane")
+      is not a copy and stays; an older note the forgotten one replaced stays superseded;
+    - a note merged into an erased copy alongside the forgotten one ("Allergic to shellfish",
+      merged with "Allergic to peanuts") is live again if the erased note was its live copy;
+      an erased copy that also said something no remaining note says is listed in `lost`;
+    - with `matching`, profile keys and values that contain it are cleared (`clear_matching`).
+    """
+    from helpers.consolidation import carries, is_near_duplicate  # late: it imports this module
+
+    by_id = {n.id: n for n in [*staged, *stored]}  # a note both staged and stored: the stored copy
+    if note_id is not None:
+        asked = {note_id} & by_id.keys()
+        copies = {n.id for i in asked for n in by_id.values() if is_near_duplicate(n.text, by_id[i].text)}
+    else:
+        assert matching is not None
+        needle = loose(matching)
+        asked = {n.id for n in by_id.values()
+                 if needle in loose(n.text) or any(needle in loose(k) for k in n.keywords)}
+    later: dict[str, set[str]] = {}
+    earlier: dict[str, set[str]] = {}
+    for n in by_id.values():
+        for old, new in ((n.id, n.superseded_by), (n.supersedes, n.id)):
+            if old in by_id and new in by_id and old != new:
+                later.setdefault(old, set()).add(new)
+                earlier.setdefault(new, set()).add(old)
+
+    def spread(start: set[str], links: dict[str, set[str]], copy: Any) -> set[str]:
+        found, todo = set(start), list(start)
+        while todo:
+            i = todo.pop()
+            for j in links.get(i, ()):
+                if j not in found and copy(by_id[i].text, by_id[j].text):
+                    found.add(j)
+                    todo.append(j)
+        return found
+
+    seeds = asked if note_id is None else spread(asked | copies, earlier, carries)
+    erase = spread(seeds, later, lambda old, new: carries(new, old))
+    restore = sorted(n.id for n in stored if n.id not in erase and n.status == "superseded"
+                     and n.superseded_by in erase and by_id[n.superseded_by].status == "active"
+                     and carries(by_id[n.superseded_by].text, n.text))
+    lost = sorted(i for i in erase - seeds
+                  if not carries(" ".join(by_id[j].text for j in earlier.get(i, ())), by_id[i].text))
+    cleared: list[str] = []
+    if matching is not None and profile is not None:
+        profile, cleared = clear_matching(profile, loose(matching))
+    return ForgetPlan(sorted(erase), sorted(erase - asked), restore, lost,
+                      profile if cleared else None, cleared)
 
 
 def import_reason(notes: int) -> str:
@@ -212,6 +369,12 @@ class StoreBase:
         confirmed from it (note ids are a plain hash of scope, date and text)."""
         return keyed_audit_id(self.secret, note_id)
 
+    def user_audit_id(self, tenant_id: str, user_id: str) -> str:
+        """The user id the audit row of `erase_user` keeps: keyed, so a dump of the audit table
+        does not name the erased user, while whoever knows the id can find the row
+        (`store.for_user(tenant, user).audit_log()` reads it)."""
+        return keyed_audit_id(self.secret, f"user\x00{tenant_id}\x00{user_id}").replace("erased_", "erased_user_")
+
     def close(self) -> None:
         raise NotImplementedError
 
@@ -247,6 +410,10 @@ class UserMemoryBase:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(tenant_id={self._tenant_id!r}, user_id={self._user_id!r})"
+
+    def _erased_as(self) -> str:
+        """The user id `erase_user`'s audit row keeps (see `StoreBase.user_audit_id`)."""
+        return self._store.user_audit_id(self._tenant_id, self._user_id)
 
     def _owner(self, **params: Any) -> dict[str, Any]:
         return {"tenant": self._tenant_id, "user": self._user_id, **params}
@@ -355,6 +522,72 @@ class UserMemoryBase:
         raise_refused("profile", refused_profile(self._store.write_policy, profile))
         return json.dumps(profile, ensure_ascii=False)
 
+    # -- erasure -----------------------------------------------------------------------------------
+
+    def forget(self, note_id: str | None = None, *, matching: str | None = None,
+               reason: str = "user request") -> Erasure:
+        """Erase a note by id, or every note whose text or a keyword contains `matching` (any
+        case, any accents), with every stored copy of it; `matching` clears it from the profile too.
+
+        Which notes go with the ones asked for (a merged note or duplicate made from them) and
+        which come back (a note merged alongside, whose live copy that was) is `plan_forget`'s.
+        The rows are deleted (long-term and staged, any status), links to them in supersede
+        chains cleared, and one audit row per note records its keyed id (`store.audit_id`), the
+        time and `reason`, never the text; one more counts the profile values cleared. Returns
+        the count as an `Erasure`: `.derived`, `.restored`, `.lost` and `.profile_fields` say
+        what else happened, `.checkpoint` whether the text is off disk or what is pending.
+        """
+        check_forget(note_id, matching, reason)
+        # plan_forget reads notes as consolidation does; its first import (the Agents SDK: a
+        # second or two) happens here, not while holding the write lock.
+        import helpers.consolidation  # noqa: F401
+        with self._write() as conn:
+            profile = self._profile_text(conn)
+            plan = plan_forget(self._all_notes(conn), self._all_staged(conn),
+                               None if profile is None else json.loads(profile), note_id, matching)
+            self._erase(conn, plan, self._audit_rows(plan, reason))
+        return Erasure(len(plan.erase), self._after_erasure(len(plan.erase) + len(plan.profile_fields)),
+                       derived=plan.derived, restored=plan.restore, lost=plan.lost,
+                       profile_fields=plan.profile_fields)
+
+    def _audit_rows(self, plan: ForgetPlan, reason: str) -> list[dict[str, Any]]:
+        """The audit rows of a `forget`: a keyed id per note, a count for the profile."""
+        rows = [self._owner(at=self._now(), id=self._store.audit_id(i), reason=reason) for i in plan.erase]
+        if plan.profile_fields:
+            rows.append(self._owner(at=self._now(), id=None,
+                                    reason=forget_profile_reason(reason, len(plan.profile_fields))))
+        return rows
+
+    def stored_profile(self) -> dict[str, Any] | None:
+        """The stored profile, or None if there is none."""
+        with self._read() as conn:
+            text = self._profile_text(conn)
+        return None if text is None else json.loads(text)
+
+    # What each backend runs in its own SQL.
+    def _write(self) -> Any:
+        """A write transaction (a context manager yielding the connection)."""
+        raise NotImplementedError
+
+    def _profile_text(self, conn: Any) -> str | None:
+        raise NotImplementedError
+
+    def _all_notes(self, conn: Any) -> list[MemoryNote]:
+        """Every stored note of this user, any status."""
+        raise NotImplementedError
+
+    def _all_staged(self, conn: Any) -> list[MemoryNote]:
+        raise NotImplementedError
+
+    def _erase(self, conn: Any, plan: ForgetPlan, audit: list[dict[str, Any]]) -> None:
+        """Delete `plan.erase` (stored and staged), clear the links to them, make `plan.restore`
+        active, store `plan.profile` if set, and write the `audit` rows (at, id, reason)."""
+        raise NotImplementedError
+
+    def _after_erasure(self, erased: int) -> CheckpointResult:
+        """Whether what was erased is off disk."""
+        raise NotImplementedError
+
     def search(self, query: str, **options: Any) -> list[ScoredNote]:
         """This user's live notes that serve `query`, best first, each with its score parts.
 
@@ -397,23 +630,31 @@ class UserMemoryBase:
 
 __all__ = [
     "AuditEntry",
+    "CheckpointResult",
     "EXPORT_FORMAT",
+    "Erasure",
+    "ForgetPlan",
     "Imported",
     "NOTE_COLUMNS",
     "SELECT_NOTE",
     "StoreBase",
     "UserMemoryBase",
     "as_it_was",
+    "check_erase_user",
     "check_forget",
     "check_owner",
+    "clear_matching",
     "erase_user_reason",
     "export_document",
     "expires_utc",
     "fold",
+    "forget_profile_reason",
     "import_reason",
     "keyed_audit_id",
     "long_term",
+    "loose",
     "note_from_columns",
     "parse_export",
+    "plan_forget",
     "utc",
 ]

@@ -11,14 +11,16 @@ The differences are where the guarantees come from:
 - Full-text search is a generated `tsvector` column (english) matched with `@@`; `ts_rank` picks the
   candidates and `helpers.retrieval.rank` scores them exactly as for SQLite.
 - Erasure deletes the rows (and their tsvector) in one transaction with the audit row, which
-  keeps a keyed id (`store.audit_id`), never the note's. Unlike SQLite's secure_delete, the bytes
-  are not zeroed: a byte scan of the data folder after `forget` and a CHECKPOINT finds the text in
-  the table files, still after a plain VACUUM (it frees the space without clearing it), gone from
-  them after `VACUUM FULL` (a rewrite, as the owner), and in the WAL until its segments are
-  overwritten. The returned `Erasure.checkpoint` is therefore never completed and says so.
-- Matching folds case in Python (`helpers.store.fold`: NFKC + Unicode casefold), because
-  PostgreSQL's lower() follows the database locale: the folded text and keywords are stored
-  beside each note, so `forget(matching=)` and keyword filters agree with SQLite's.
+  keeps a keyed id (`store.audit_id`, `store.user_audit_id`), never the note's or the erased
+  user's. What `forget` erases is decided in Python, the same for both backends
+  (`helpers.store_base.plan_forget`). Unlike SQLite's secure_delete, the bytes are not zeroed: a
+  byte scan of the data folder after `forget` and a CHECKPOINT finds the text in the table files,
+  still after a plain VACUUM (it frees the space without clearing it), gone from them after
+  `VACUUM FULL` (a rewrite, as the owner), and in the WAL until its segments are overwritten.
+  The returned `Erasure.checkpoint` is therefore never completed and says so.
+- Keyword filters fold case in Python (`helpers.store.fold`: NFKC + Unicode casefold), because
+  PostgreSQL's lower() follows the database locale: the folded keywords are stored beside each
+  note, so they agree with SQLite's.
 - Every write passes the store's write policy (`open(..., write_policy=...)`), with the same
   helpers as SQLite (`helpers.write_policy.refused_notes`...): one refusal, nothing written.
 
@@ -46,14 +48,17 @@ from collections.abc import Iterable, Iterator
 
 from helpers.retrieval import RECALL_LIMIT
 from helpers.state import Clock, MemoryNote, MemoryState, system_clock
-from helpers.store import CheckpointResult, Erasure, StoreError, _note_row
+from helpers.store import StoreError, _note_row
 from helpers.store_base import (
     SELECT_NOTE,
     AuditEntry,
+    CheckpointResult,
+    Erasure,
+    ForgetPlan,
     StoreBase,
     UserMemoryBase,
     as_it_was,
-    check_forget,
+    check_erase_user,
     check_owner,
     erase_user_reason,
     export_document,
@@ -142,7 +147,7 @@ _INSERT_NOTE = f"""
 ERASURE_PENDING = (
     "PostgreSQL keeps the erased rows' bytes in the table files (a plain VACUUM frees the space "
     "without clearing it) and in WAL segments until they are overwritten: run VACUUM FULL on "
-    "notes and session_notes as the owner to rewrite the tables without them"
+    "notes, session_notes, profiles and audit as the owner to rewrite the tables without them"
 )
 
 
@@ -151,6 +156,11 @@ def _erasure_pending(erased: int) -> CheckpointResult:
     if not erased:
         return CheckpointResult(completed=True, attempts=0)
     return CheckpointResult(completed=False, attempts=0, pending=ERASURE_PENDING)
+
+
+def _act_as(conn: Any, user_id: str) -> None:
+    """For the rest of this transaction, row-level security binds `user_id` (same tenant)."""
+    conn.execute("SELECT set_config('app.user', %s, true)", (user_id,))
 
 
 def _folded(text: str, keywords: Iterable[str]) -> tuple[str, list[str]]:
@@ -386,13 +396,17 @@ class PostgresUserMemory(UserMemoryBase):
         return [r[0] for r in rows]
 
     def audit_log(self) -> list[AuditEntry]:
+        """What happened to this user's memory, oldest first, erasures of the user included."""
+        rows = []
         with self._tx() as conn:
-            rows = conn.execute(
-                """SELECT at, action, note_id, reason FROM audit
-                                WHERE tenant_id = %(tenant)s AND user_id = %(user)s ORDER BY seq""",
-                self._owner(),
-            ).fetchall()
-        return [AuditEntry(*r) for r in rows]
+            for user in (self._user_id, self._erased_as()):
+                _act_as(conn, user)  # row-level security shows one user id at a time
+                rows += conn.execute(
+                    """SELECT seq, at, action, note_id, reason FROM audit
+                       WHERE tenant_id = %(tenant)s AND user_id = %(as)s""",
+                    self._owner(**{"as": user}),
+                ).fetchall()
+        return [AuditEntry(*r[1:]) for r in sorted(rows)]
 
     def _recall(self, terms: list[str], kinds: list[str] | None) -> tuple[list[MemoryNote], int]:
         """The user's live notes of `kinds` whose tsvector matches any term (the best `ts_rank`
@@ -548,72 +562,74 @@ class PostgresUserMemory(UserMemoryBase):
             self._owner(now=self._now()),
         )
 
-    def forget(
-        self,
-        note_id: str | None = None,
-        *,
-        matching: str | None = None,
-        reason: str = "user request",
-    ) -> int:
-        """Erase notes by id, or every note whose text or a keyword contains `matching` (any case).
+    # -- erasure (`UserMemoryBase.forget` decides what; this is the SQL) ----------------------------
 
-        As `UserMemory.forget`: long-term and staged rows of any status are deleted, links to them
-        in supersede chains cleared, and one audit row per note keeps `store.audit_id(id)`, the
-        time and `reason`, never the text. Returns an `Erasure`; its `.checkpoint` is never
-        completed here, and says what VACUUM FULL still has to rewrite.
-        """
-        check_forget(note_id, matching, reason)
+    def _write(self) -> Any:
+        return self._tx()
+
+    def _profile_text(self, conn: Any) -> str | None:
+        row = conn.execute(
+            "SELECT profile FROM profiles WHERE tenant_id = %(tenant)s AND user_id = %(user)s",
+            self._owner(),
+        ).fetchone()
+        return row[0] if row else None
+
+    def _all_notes(self, conn: Any) -> list[MemoryNote]:
+        return self._notes(conn.execute(
+            f"SELECT {SELECT_NOTE} FROM notes WHERE tenant_id = %(tenant)s AND user_id = %(user)s",
+            self._owner(),
+        ))
+
+    def _all_staged(self, conn: Any) -> list[MemoryNote]:
+        rows = conn.execute(
+            "SELECT note FROM session_notes WHERE tenant_id = %(tenant)s AND user_id = %(user)s",
+            self._owner(),
+        ).fetchall()
+        return [MemoryNote.from_dict(json.loads(r[0])) for r in rows]
+
+    def _erase(self, conn: Any, plan: ForgetPlan, audit: list[dict[str, Any]]) -> None:
         owner = "tenant_id = %(tenant)s AND user_id = %(user)s"
-        if note_id is not None:
-            params = self._owner(id=note_id)
-            where = "id = %(id)s"
-        else:
-            # strpos, not LIKE: '%' and '_' in the user's words are plain characters.
-            assert matching is not None  # exactly one of the two, checked above
-            params = self._owner(needle=fold(matching))
-            where = """(strpos(text_folded, %(needle)s) > 0 OR EXISTS (
-                        SELECT 1 FROM unnest(keywords_folded) AS k
-                        WHERE strpos(k, %(needle)s) > 0))"""
-        with self._tx() as conn:
-            ids = [
-                r[0]
-                for r in conn.execute(
-                    f"""SELECT id FROM notes WHERE {owner} AND {where}
-                        UNION SELECT id FROM session_notes WHERE {owner} AND {where} ORDER BY id""",
-                    params,
-                ).fetchall()
-            ]
-            erased = self._owner(ids=ids)
-            for table in ("notes", "session_notes"):
-                conn.execute(f"DELETE FROM {table} WHERE {owner} AND id = ANY(%(ids)s)", erased)
-            # No dangling links: a predecessor stays superseded, by nothing that still exists.
-            for column in ("superseded_by", "supersedes"):
-                conn.execute(
-                    f"UPDATE notes SET {column} = NULL WHERE {owner} AND {column} = ANY(%(ids)s)",
-                    erased,
-                )
-                conn.execute(
-                    f"""UPDATE session_notes
-                        SET note = jsonb_set(note::jsonb, '{{{column}}}', 'null')::text
-                        WHERE {owner} AND note::jsonb->>'{column}' = ANY(%(ids)s)""",
-                    erased,
-                )
-            now = self._now()
-            with conn.cursor() as cur:
-                cur.executemany(
-                    """INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
-                       VALUES (%(tenant)s, %(user)s, %(at)s, 'forget', %(id)s, %(reason)s)""",
-                    [
-                        self._owner(at=now, id=self._store.audit_id(i), reason=reason)
-                        for i in ids
-                    ],
-                )
-        return Erasure(len(ids), _erasure_pending(len(ids)))
+        erased = self._owner(ids=plan.erase, restore=plan.restore)
+        for table in ("notes", "session_notes"):
+            conn.execute(f"DELETE FROM {table} WHERE {owner} AND id = ANY(%(ids)s)", erased)
+        # No dangling links: a predecessor stays superseded, by nothing that still exists...
+        for column in ("superseded_by", "supersedes"):
+            conn.execute(
+                f"UPDATE notes SET {column} = NULL WHERE {owner} AND {column} = ANY(%(ids)s)",
+                erased,
+            )
+            conn.execute(
+                f"""UPDATE session_notes
+                    SET note = jsonb_set(note::jsonb, '{{{column}}}', 'null')::text
+                    WHERE {owner} AND note::jsonb->>'{column}' = ANY(%(ids)s)""",
+                erased,
+            )
+        # ...unless the erased note was its live copy: then it is live again.
+        conn.execute(
+            f"""UPDATE notes SET status = 'active', superseded_at = NULL
+                WHERE {owner} AND id = ANY(%(restore)s)""",
+            erased,
+        )
+        if plan.profile is not None:
+            conn.execute(
+                f"UPDATE profiles SET profile = %(p)s WHERE {owner}",
+                self._owner(p=json.dumps(plan.profile, ensure_ascii=False)),
+            )
+        with conn.cursor() as cur:
+            cur.executemany(
+                """INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
+                   VALUES (%(tenant)s, %(user)s, %(at)s, 'forget', %(id)s, %(reason)s)""",
+                audit,
+            )
 
-    def erase_user(self, *, reason: str = "user request") -> int:
+    def _after_erasure(self, erased: int) -> CheckpointResult:
+        return _erasure_pending(erased)
+
+    def erase_user(self, *, reason: str = "user request") -> Erasure:
         """Erase everything stored for this user (profile, notes, staged notes, audit history),
-        leaving one audit row that holds counts, never content. Returns the notes erased
-        (long-term + staged) as an `Erasure`."""
+        leaving one audit row that holds counts, never content, under the user's keyed id (as
+        `UserMemory.erase_user`). Returns the notes erased (long-term + staged) as an `Erasure`."""
+        check_erase_user(self._user_id, reason)
         owner = "tenant_id = %(tenant)s AND user_id = %(user)s"
         with self._tx() as conn:
             notes, staged, profiles = (conn.execute(f"SELECT count(*) FROM {table} WHERE {owner}",
@@ -621,11 +637,14 @@ class PostgresUserMemory(UserMemoryBase):
                                        for table in ("notes", "session_notes", "profiles"))
             for table in ("notes", "session_notes", "profiles", "audit"):
                 conn.execute(f"DELETE FROM {table} WHERE {owner}", self._owner())
+            _act_as(conn, self._erased_as())  # row-level security checks the row's user id
             conn.execute(
                 """INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
-                   VALUES (%(tenant)s, %(user)s, %(at)s, 'erase_user', NULL, %(reason)s)""",
+                   VALUES (%(tenant)s, %(erased)s, %(at)s, 'erase_user', NULL, %(reason)s)""",
                 self._owner(
-                    at=self._now(), reason=erase_user_reason(reason, notes, staged, profiles)
+                    erased=self._erased_as(),
+                    at=self._now(),
+                    reason=erase_user_reason(reason, notes, staged, profiles),
                 ),
             )
         return Erasure(notes + staged, _erasure_pending(notes + staged + profiles))

@@ -226,3 +226,64 @@ async def test_a_note_erased_mid_session_leaves_the_prompt_and_is_never_written_
     assert "Qorvath" not in capture.calls[-1].system_prompt
     report = await session.end_session()
     assert report.added == [] and "Qorvath" not in maya.export_json()
+
+
+async def test_a_forget_mid_session_reaches_the_profile_and_the_merged_copies_in_the_prompt(store):
+    maya = store.for_user("acme", "maya")
+    maya.save_profile({"name": "Maya", "allergies": ["peanuts", "latex"]})
+    peanuts = MemoryNote("Allergic to peanuts", "2026-10-01", kind="fact")
+    shellfish = MemoryNote("Allergic to shellfish", "2026-10-01", kind="fact")
+    merged = MemoryNote("Allergic to peanuts and shellfish", "2026-10-01", kind="fact", supersedes=peanuts.id)
+    maya.add_notes([peanuts, shellfish])
+    maya.commit_consolidation("s0", [merged])
+    for source in (peanuts, shellfish):  # consolidation keeps its sources, retired into it
+        source.status, source.superseded_by = "superseded", merged.id
+    maya.commit_consolidation("s0", [peanuts, shellfish])
+    capture = PromptCapture()
+    session = open_memory(store, "acme", "maya", model=ScriptedModel(["Noted.", "Sure."]),
+                          consolidation_model=None, capture=capture)
+    await session.run_turn("Hello")
+    assert "peanuts" in capture.calls[-1].system_prompt
+    erased = maya.forget(peanuts.id)  # another handle: the user's own request
+    assert erased == 2 and erased.restored == (shellfish.id,)
+    assert maya.forget(matching="peanut").profile_fields == ("allergies[0]",)
+    await session.run_turn("What do you know about me?")
+    prompt = capture.calls[-1].system_prompt
+    assert "peanut" not in prompt.lower() and "Allergic to shellfish" in prompt and "latex" in prompt
+    await session.end_session()
+    assert "peanut" not in maya.export_json().lower()
+
+
+async def test_a_user_erased_mid_session_loses_the_profile_from_the_prompt(store):
+    maya = store.for_user("acme", "maya")
+    maya.save_profile({"name": "Maya Quintessa"})
+    capture = PromptCapture()
+    session = open_memory(store, "acme", "maya", model=ScriptedModel(["Noted.", "Sure."]),
+                          consolidation_model=None, capture=capture, default_profile={"name": "guest"})
+    await session.run_turn("Hello")
+    assert "Quintessa" in capture.calls[-1].system_prompt
+    maya.erase_user()
+    await session.run_turn("Who am I?")
+    assert "Quintessa" not in capture.calls[-1].system_prompt and "guest" in capture.calls[-1].system_prompt
+
+
+@pytest.mark.parametrize("by", ["matching", "note_id"])
+async def test_a_session_that_forgets_drops_the_turns_that_said_it(store, by):
+    capture = PromptCapture()
+    session = open_memory(store, "acme", "maya", model=ScriptedModel(
+        [save("Travels with partner Alex", ["partner"], "fact"), "Noted.", "Hello!", "Sure."]),
+        consolidation_model=None, capture=capture)
+    first = await session.run_turn("My partner Alex travels with me on every trip.")
+    await session.run_turn("Hi there")
+    assert "Alex" in str(capture.calls[-1].input_items)
+    if by == "matching":
+        erased = await session.forget(matching="alex")
+    else:
+        erased = await session.forget(first.notes_saved[0].id)
+    assert erased == 1 and session.state.session_notes == []
+    await session.run_turn("What do you know about me?")
+    prompt = capture.calls[-1]
+    assert "alex" not in (prompt.system_prompt + str(prompt.input_items)).lower()
+    assert "Hi there" in str(prompt.input_items)  # the turns that did not say it stay
+    report = await session.end_session()
+    assert report.added == [] and "Alex" not in store.for_user("acme", "maya").export_json()

@@ -13,6 +13,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from helpers.consolidation import (
+    ConsolidationPlan,
+    PlanDecision,
+    PlanNote,
+    apply_plan,
+    deterministic_merge,
+    notes_for_model,
+)
 from helpers.retrieval_eval import evaluate, load_labelled_set
 from helpers.state import MemoryNote, fixed_clock
 from helpers.store import Erasure, MemoryStore, StoreError, UserMemory
@@ -400,6 +408,7 @@ def test_every_read_and_erasure_path_keeps_to_its_owner(backend, owners, steps, 
         notes = {o: {} for o in owners}  # owner -> note id -> note
         staged = {o: {} for o in owners}
         audit_rows = dict.fromkeys(owners, 0)
+        erasures = dict.fromkeys(owners, 0)  # each erase_user keeps its row, under a keyed user id
         for action, who, number, words in steps:
             owner = owners[who % len(owners)]
             handle = store.for_user(*owner)
@@ -423,7 +432,8 @@ def test_every_read_and_erasure_path_keeps_to_its_owner(backend, owners, steps, 
                 audit_rows[owner] += len(gone)
             else:
                 handle.erase_user()
-                notes[owner], staged[owner], audit_rows[owner] = {}, {}, 1
+                erasures[owner] += 1
+                notes[owner], staged[owner], audit_rows[owner] = {}, {}, erasures[owner]
         for owner in owners:
             handle, own = store.for_user(*owner), set(notes[owner])
             assert {n.id for n in handle.active_notes()} == own, owner
@@ -516,15 +526,15 @@ def test_erasure_on_postgres_says_what_is_pending_and_vacuum_full_clears_the_tab
     assert "VACUUM FULL" in erased.checkpoint.pending
     assert u.forget(matching="xqzorb").checkpoint.completed  # nothing erased, nothing pending
 
-    def files_holding_the_text(admin):
+    def files_holding_the_text(admin, word=b"xqzorb"):
         # The tables, their indexes and TOAST: every file that held a row or a lexeme of it.
+        tables = ("notes", "session_notes", "profiles", "audit")
         paths = admin.execute(
             """SELECT pg_relation_filepath(c.oid) FROM pg_class AS c
-               WHERE c.relname IN ('notes', 'session_notes') OR c.oid IN (
-                   SELECT indexrelid FROM pg_index WHERE indrelid IN
-                       ('notes'::regclass, 'session_notes'::regclass))
-                  OR c.oid IN (SELECT reltoastrelid FROM pg_class
-                               WHERE relname IN ('notes', 'session_notes'))"""
+               WHERE c.relname = ANY(%(t)s) OR c.oid IN (
+                   SELECT indexrelid FROM pg_index WHERE indrelid::regclass::text = ANY(%(t)s))
+                  OR c.oid IN (SELECT reltoastrelid FROM pg_class WHERE relname = ANY(%(t)s))""",
+            {"t": list(tables)},
         ).fetchall()
         admin.execute("CHECKPOINT")  # dirty pages reach the files
         files = [  # the relation's segments and forks: 16386, 16386.1, 16386_fsm, not 163861
@@ -534,12 +544,19 @@ def test_erasure_on_postgres_says_what_is_pending_and_vacuum_full_clears_the_tab
             if f.name.split("_")[0].split(".")[0] == p.rsplit("/", 1)[-1]
         ]
         assert files
-        return [f.name for f in files if b"xqzorb" in f.read_bytes().lower()]
+        return [f.name for f in files if word in f.read_bytes().lower()]
 
+    # A profile value and an erased user's id are in the same tables until the same rewrite.
+    u.save_profile({"allergies": ["Xqzorb nuts"]})
+    assert u.forget(matching="xqzorb").profile_fields == ("allergies[0]",)
+    gone = pg_store.for_user("acme", "quintessa.vrolijk")
+    gone.add_notes([note("Prefers window seats")])
+    assert "VACUUM FULL" in gone.erase_user().checkpoint.pending
     with psycopg.connect(postgres.conninfo(), autocommit=True) as admin:
         assert files_holding_the_text(admin)  # deleted, not yet cleared: what `pending` says
-        admin.execute("VACUUM FULL notes, session_notes")
-        assert files_holding_the_text(admin) == []
+        assert files_holding_the_text(admin, b"quintessa")
+        admin.execute("VACUUM FULL notes, session_notes, profiles, audit")
+        assert files_holding_the_text(admin) == files_holding_the_text(admin, b"quintessa") == []
 
 
 # -- a session that held a note when it was erased never writes it back --------------------------
@@ -625,3 +642,173 @@ def test_a_note_stored_as_expired_is_live_in_as_of_before_its_expiry_and_never_a
     [then] = maya.as_of("2026-05-22T12:00:00Z")
     assert then.text == trip.text and then.status == "active"
     assert maya.as_of("2026-05-26T00:00:00Z") == []
+
+
+# -- forget reaches every stored copy: merged notes, duplicates, the profile ----------------------
+
+
+def merged_memory(u):
+    """What consolidation leaves (its own rules and a model's plan): an older duplicate folded into
+    the peanut note, the peanut and shellfish notes merged into one (both kept as superseded,
+    linked to it), and a move (a replacement, not a copy)."""
+    first = note("Is allergic to peanuts", "2026-03-01", kind="fact")
+    brisbane = note("Lives in Brisbane", "2025-11-02", kind="fact")
+    u.add_notes([first, brisbane])
+    peanuts, shellfish, sydney = (note("Allergic to peanuts", "2026-04-01", kind="fact"),
+                                  note("Allergic to shellfish", "2026-04-01", kind="fact"),
+                                  note("Lives in Sydney", "2026-05-20", kind="fact"))
+    loaded = u.load_state().global_notes
+    clock = fixed_clock(NOW)
+    notes, report = deterministic_merge(loaded, [peanuts, shellfish, sydney], clock=clock)
+    plan = ConsolidationPlan(
+        decisions=[PlanDecision(id=brisbane.id, action="supersede", other_id=sydney.id, reason="moved"),
+                   PlanDecision(id=peanuts.id, action="merge", other_id="", reason="allergies"),
+                   PlanDecision(id=shellfish.id, action="merge", other_id="", reason="allergies"),
+                   PlanDecision(id=sydney.id, action="keep", other_id="", reason="")],
+        notes=[PlanNote(text="Allergic to peanuts and shellfish", keywords=[], kind="fact",
+                        source_ids=[peanuts.id, shellfish.id])])
+    notes, report = apply_plan(notes, report, plan, notes_for_model(notes, report, clock=clock))
+    [merged] = [n for n in notes if n.id in report.created]
+    before = {n.id: (n.status, n.superseded_by) for n in loaded}
+    u.commit_consolidation("s1", [n for n in notes if before.get(n.id) != (n.status, n.superseded_by)])
+    for old, new in ((first, peanuts), (peanuts, merged), (shellfish, merged), (brisbane, sydney)):
+        assert by_id(u)[old.id]["superseded_by"] == new.id
+    assert sorted(texts(u.active_notes())) == ["Allergic to peanuts and shellfish", "Lives in Sydney"]
+    return first, peanuts, shellfish, merged, brisbane, sydney
+
+
+def by_id(u):
+    return {n["id"]: n for n in json.loads(u.export_json())["notes"]}
+
+
+def test_forget_by_id_erases_the_copies_and_brings_back_what_was_merged_alongside(store):
+    u = store.for_user("acme", "maya")
+    first, peanuts, shellfish, merged, brisbane, sydney = merged_memory(u)
+    erased = u.forget(peanuts.id, reason="health data")
+    # The older duplicate and the merged note repeat the allergy: gone with it. The shellfish
+    # note, merged alongside, is live again; the move is a replacement, not a copy, and stays.
+    assert erased == 3 and set(erased.derived) == {first.id, merged.id}
+    assert erased.restored == (shellfish.id,) and erased.lost == ()
+    assert "peanut" not in u.export_json().lower()
+    assert sorted(texts(u.active_notes())) == ["Allergic to shellfish", "Lives in Sydney"]
+    assert by_id(u)[shellfish.id]["superseded_by"] is None
+    assert by_id(u)[brisbane.id]["status"] == "superseded"
+    assert sorted(e.note_id for e in u.audit_log()) == sorted(
+        store.audit_id(i) for i in (first.id, peanuts.id, merged.id))
+    assert sorted(texts(u.as_of(NOW))) == sorted(texts(u.active_notes()))
+    assert u.forget(sydney.id) == 1  # Brisbane was replaced by it, not copied: it stays retired
+    assert texts(u.active_notes()) == ["Allergic to shellfish"]
+
+
+def test_forget_matching_brings_back_what_was_merged_alongside_too(store):
+    u = store.for_user("acme", "maya")
+    first, peanuts, shellfish, merged, brisbane, sydney = merged_memory(u)
+    erased = u.forget(matching="PEANUT")
+    assert sorted(texts(u.active_notes())) == ["Allergic to shellfish", "Lives in Sydney"]
+    assert erased == 3 and erased.derived == () and erased.restored == (shellfish.id,)
+
+
+def test_forgetting_a_merged_note_forgets_what_it_was_made_from(store):
+    u = store.for_user("acme", "maya")
+    first, peanuts, shellfish, merged, brisbane, sydney = merged_memory(u)
+    erased = u.forget(merged.id)
+    assert erased == 4 and set(erased.derived) == {first.id, peanuts.id, shellfish.id}
+    assert texts(u.active_notes()) == ["Lives in Sydney"] and erased.restored == ()
+    assert "peanut" not in u.export_json().lower() and "shellfish" not in u.export_json()
+
+
+def test_forget_says_when_an_erased_copy_held_something_stored_nowhere_else(store):
+    u = store.for_user("acme", "maya")
+    peanuts = note("Allergic to peanuts", "2026-04-01", kind="fact")
+    u.add_notes([peanuts])
+    # A merged note whose other source is not stored (it was imported, or its source erased).
+    merged = note("Allergic to peanuts and shellfish", "2026-04-02", kind="fact", supersedes=peanuts.id)
+    u.commit_consolidation("s1", [merged])
+    erased = u.forget(peanuts.id)
+    assert erased == 2 and erased.derived == erased.lost == (merged.id,)
+    assert u.active_notes() == [] and "shellfish" not in u.export_json()
+
+
+def test_forget_by_id_erases_the_same_fact_said_again_stored_or_staged(store):
+    u = store.for_user("acme", "maya")
+    said = note("Allergic to peanuts", "2026-04-01", kind="fact")
+    again = note("Is allergic to peanuts", "2026-05-01", kind="fact")  # never consolidated
+    staged = note("Allergic to peanuts!", "2026-06-01", kind="fact")  # this session's capture
+    other = note("Allergic to peanuts and shellfish", "2026-05-01", kind="fact")  # no link: not a copy
+    u.add_notes([said, again, other])
+    u.stage_session_notes("s1", [staged])
+    erased = u.forget(said.id)
+    assert erased == 3 and set(erased.derived) == {again.id, staged.id}
+    assert texts(u.active_notes()) == [other.text] and u.staged_notes() == []
+
+
+def test_forget_matching_erases_a_copy_that_words_it_differently_and_nothing_it_replaced(store):
+    u = store.for_user("acme", "maya")
+    old = note("Travels with her partner Alex", "2026-03-01")
+    copy = note("Travels with partner Alex usually", "2026-04-01", supersedes=old.id)
+    veg = note("Is vegetarian", "2026-03-01", kind="fact")
+    meat = note("Eats meat again", "2026-05-01", kind="fact", supersedes=veg.id)
+    u.add_notes([old, veg])
+    u.commit_consolidation("s1", [copy, meat])
+    assert u.forget(matching="her partner") == 2  # the copy does not contain "her partner"
+    assert u.forget(veg.id) == 1 and texts(u.active_notes()) == ["Eats meat again"]
+
+
+def test_forget_matching_ignores_accents(store):
+    u = store.for_user("acme", "maya")
+    u.add_notes([note("Loves the old town of Zürich"), note("Stays at the Crème Hotel", keywords=["crème"])])
+    assert u.forget(matching="ZURICH") == 1 and u.forget(matching="creme") == 1
+    assert u.active_notes() == []
+
+
+def test_forget_matching_clears_the_profile_too(store):
+    u = store.for_user("acme", "maya")
+    u.save_profile({"name": "Maya", "allergies": ["peanuts", "latex"], "peanut_allergy": True,
+                    "diet": "vegetarian, no Peanut butter", "home": {"city": "Zürich", "seat": "aisle"},
+                    "vip": True, "budget": 250})
+    u.add_notes([note("Allergic to peanuts", kind="fact")])
+    erased = u.forget(matching="peanut", reason="health data")
+    assert "peanut" not in u.export_json().lower()
+    assert erased == 1 and erased.profile_fields == ("allergies[0]", "peanut_allergy", "diet")
+    assert u.stored_profile() == u.load_state().profile == {
+        "name": "Maya", "allergies": ["latex"], "home": {"city": "Zürich", "seat": "aisle"},
+        "vip": True, "budget": 250}
+    assert "peanut" not in u.export_json().lower()
+    assert [(e.note_id is None, e.reason) for e in u.audit_log()] == [
+        (False, "health data"), (True, "health data; cleared 3 profile value(s)")]
+    only_profile = u.forget(matching="zurich")
+    assert only_profile == 0 and only_profile.profile_fields == ("home.city",)
+    assert u.forget(matching="250").profile_fields == ("budget",)
+    assert u.stored_profile() == {"name": "Maya", "allergies": ["latex"], "home": {"seat": "aisle"}, "vip": True}
+    assert store.for_user("acme", "sam").forget(matching="aisle").profile_fields == ()  # no profile
+
+
+def test_erase_user_keeps_its_audit_row_under_a_keyed_user_id(backend):
+    with backend.open() as store:
+        maya = store.for_user("acme", "quintessa.vrolijk")
+        maya.save_profile({"name": "Maya"})
+        maya.add_notes([note("Prefers aisle seats")])
+        with pytest.raises(ValueError, match="user id"):
+            maya.erase_user(reason="Quintessa.Vrolijk closed her account")
+        assert maya.erase_user(reason="account closed") == 1
+        maya.erase_user(reason="asked again")
+        keyed = store.user_audit_id("acme", "quintessa.vrolijk")
+        assert keyed.startswith("erased_user_") and keyed != store.user_audit_id("globex", "quintessa.vrolijk")
+        # Whoever knows the id can check the erasure; a dump of the audit table does not name her.
+        assert [(e.action, e.reason.split(";")[0]) for e in maya.audit_log()] == [
+            ("erase_user", "account closed"), ("erase_user", "asked again")]
+        assert store.for_user("acme", "sam").audit_log() == []
+        rows = audit_table(backend, store)
+        assert len(rows) == 2 and all(r[:2] == ("acme", keyed) for r in rows)
+        assert "vrolijk" not in repr(rows).lower()
+
+
+def audit_table(backend, store):
+    """Every row of the audit table, as an operator's dump shows it."""
+    sql = "SELECT tenant_id, user_id, at, action, note_id, reason FROM audit ORDER BY seq"
+    if backend.name == "sqlite":
+        return [tuple(r) for r in store._conn.execute(sql)]
+    import psycopg
+
+    with psycopg.connect(backend.server.conninfo()) as admin:  # the owner: every tenant's rows
+        return admin.execute(sql).fetchall()

@@ -29,12 +29,13 @@ def maya():
         yield s.for_user("acme", "maya")
 
 
-def files_holding(folder, *words):
-    """Which of the store's files (database, -wal, -shm) hold any of these words, as bytes."""
+def files_holding(folder, *words, anycase=False):
+    """Which of the store's files (database, -wal, -shm) hold any of these words, as bytes;
+    `anycase`: in any case (the full-text index keeps words lower-cased)."""
     found = set()
     for path in folder.iterdir():
-        data = path.read_bytes()
-        found |= {path.name for w in words if w.encode() in data}
+        data = path.read_bytes().lower() if anycase else path.read_bytes()
+        found |= {path.name for w in words if (w.lower() if anycase else w).encode() in data}
     return found
 
 
@@ -252,4 +253,58 @@ def test_erase_user_removes_everything_but_one_content_free_audit_row(tmp_path):
     assert texts(sam.active_notes(keywords=["TRAIN"])) == ["Sam likes trains"]
     assert sam.load_state().profile == {"name": "Sam"}
     reader.conn.close()
+    store.close()
+
+
+# -- what else holds the words: merged copies, the profile, the user id ---------------------------
+
+def test_forget_leaves_no_merged_copy_and_no_profile_value_on_disk(tmp_path):
+    store = MemoryStore.open(tmp_path / "m.db", clock=fixed_clock(NOW))
+    u = store.for_user("acme", "maya")
+    u.save_profile({"name": "Maya", "allergies": ["Xqzorbnut", "latex"]})
+    allergy = note("Allergic to Xqzorbnut", kind="fact")
+    u.add_notes([allergy, note("Allergic to shellfish", kind="fact")])
+    merged = note("Allergic to Xqzorbnut and shellfish", "2026-05-02", kind="fact", supersedes=allergy.id)
+    u.commit_consolidation("s1", [merged])
+    assert files_holding(tmp_path, "xqzorbnut", anycase=True)
+    erased = u.forget(allergy.id)
+    assert erased == 2 and erased.checkpoint.completed
+    assert files_holding(tmp_path, "xqzorbnut", anycase=True) == {"m.db"}  # the profile still says it
+    erased = u.forget(matching="xqzorbnut")
+    assert erased == 0 and erased.profile_fields == ("allergies[0]",) and erased.checkpoint.completed
+    assert files_holding(tmp_path, "xqzorbnut", anycase=True) == set()
+    assert u.stored_profile() == {"name": "Maya", "allergies": ["latex"]}
+    store.close()
+
+
+def test_erase_user_leaves_the_user_id_nowhere_on_disk(tmp_path):
+    store = MemoryStore.open(tmp_path / "m.db", clock=fixed_clock(NOW))
+    for i in range(200):  # enough users that the tables and the index span many pages
+        store.for_user("acme", f"user{i:03d}").add_notes([note(f"Prefers aisle seats, row {i}")])
+    user_id = "quintessa.vrolijk@example.org"
+    maya = store.for_user("acme", user_id)
+    maya.save_profile({"name": "Maya"})
+    maya.add_notes([note("Prefers window seats"), note("Allergic to shellfish", "2026-05-02")])
+    maya.forget(matching="shellfish")
+    for i in range(200, 400):
+        store.for_user("acme", f"user{i:03d}").add_notes([note(f"Prefers aisle seats, row {i}")])
+    # The full-text index keys every posting by a token made of the user id's hex.
+    forms = [user_id, user_id.encode().hex()]
+    assert files_holding(tmp_path, *forms, anycase=True)
+    assert maya.erase_user(reason="account closed").checkpoint.completed
+    assert files_holding(tmp_path, *forms, anycase=True) == set()
+    [entry] = maya.audit_log()  # whoever knows the id can still check the erasure
+    assert entry.action == "erase_user"
+    store.close()
+    assert files_holding(tmp_path, *forms, anycase=True) == set()
+
+
+def test_an_import_leaves_no_replaced_note_in_the_write_ahead_log(tmp_path):
+    store = MemoryStore.open(tmp_path / "m.db", clock=fixed_clock(NOW))
+    u = store.for_user("acme", "maya")
+    u.add_notes([note(SECRET), note("Prefers aisle seats")])
+    document = json.loads(u.export_json())
+    document["notes"] = [n for n in document["notes"] if "Xqzorb" not in n["text"]]
+    assert u.import_json(json.dumps(document)) == 1
+    assert files_holding(tmp_path, "xqzorb", anycase=True) == set()  # was in m.db-wal until close
     store.close()
