@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from helpers import gate
+from helpers.budget import count_tokens
 from helpers.evals.agents import MEMORY_TOOL
 from helpers.evals.runner import Outcome, SessionOutcome
-from helpers.hooks import items_this_turn
+from helpers.hooks import items_this_turn, split_sections
 from helpers.state import MemoryNote, parse_time
 from helpers.trimming import truncate_tool_output
 from helpers.words import repeats_message
@@ -60,6 +61,31 @@ def _contains(where: str, text: Callable[[SessionOutcome], str], present: bool):
         ]
 
     return check
+
+
+def _every_prompt_contains(out: SessionOutcome, words: list[str]) -> list[str]:
+    """Each word in every model call's system prompt: memory reaches each call, not the first."""
+    if not out.prompts:
+        return ["no model call was made"]
+    problems = []
+    for w in words:
+        missing = [i for i, p in enumerate(out.prompts, 1) if not _has(p, w)]
+        if len(missing) == len(out.prompts):
+            problems.append(f"{w!r} missing from the system prompt")
+        elif missing:
+            problems.append(
+                f"{w!r} missing from the system prompt of model call(s) {missing} "
+                f"of {len(out.prompts)}"
+            )
+    return problems
+
+
+def _prompt_tokens(out: SessionOutcome, limit: int) -> list[str]:
+    sizes = [count_tokens(p) for p in out.prompts]
+    return [
+        f"a system prompt of {max(sizes):,} tokens (limit {limit:,}): memory is not held to "
+        "a budget"
+    ] if sizes and max(sizes) > limit else []
 
 
 def _live(out: SessionOutcome) -> str:
@@ -178,7 +204,11 @@ def _writes(out: SessionOutcome) -> int:
 
 
 CHECKS: dict[str, Callable[[SessionOutcome, Any], list[str]]] = {
-    "prompt_contains": _contains("the system prompt", lambda o: "\n".join(o.prompts), True),
+    "prompt_contains": _every_prompt_contains,
+    "last_prompt_contains": _contains(
+        "the last system prompt", lambda o: o.prompts[-1] if o.prompts else "", True
+    ),
+    "max_prompt_tokens": _prompt_tokens,
     "prompt_lacks": _contains("the system prompt", lambda o: "\n".join(o.prompts), False),
     "answer_mentions": _contains("the answers", lambda o: "\n".join(o.answers), True),
     "answer_lacks": _contains("the answers", lambda o: "\n".join(o.answers), False),
@@ -247,9 +277,22 @@ def echoes(out: SessionOutcome) -> list[str]:
     return problems
 
 
+def repeated_sections(out: Outcome) -> list[str]:
+    """Prompts that carry a section twice (memory injected twice: double the tokens, and two
+    copies that can disagree)."""
+    problems = []
+    for i, prompt in enumerate(out.prompts, 1):
+        names = [re.sub(r"_\d+$", "", n) for n in split_sections(prompt)]
+        twice = sorted({n for n in names if names.count(n) > 1 and n != "untagged"})
+        if twice:
+            problems.append(f"model call {i}'s system prompt carries {', '.join(twice)} twice")
+    return problems[:1]
+
+
 def invariants(out: Outcome) -> list[str]:
-    """Checked in every scenario: errors, leakage, deletion, provenance, recency."""
-    problems = list(out.errors) + leakage(out)
+    """Checked in every scenario: errors, leakage, deletion, provenance, recency, no section
+    injected twice."""
+    problems = list(out.errors) + leakage(out) + repeated_sections(out)
     stored = out.stored if out.sessions else []
     by_id = {n.id: n for n in stored}
     problems += [f"seeded note {i} was deleted" for i in sorted(out.seeded_ids - set(by_id))]
@@ -360,4 +403,5 @@ __all__ = [
     "leakage",
     "memory_text",
     "note_fields",
+    "repeated_sections",
 ]

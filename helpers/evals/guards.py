@@ -12,6 +12,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+# What a run can be handed in place of the library's own objects (see helpers.evals.mutants):
+#   wrap_model(model) -> the model the session talks to (and consolidates with)
+#   rewire(session, store, scenario) -> None: swap objects in the opened MemorySession
+#       (its agent's instructions, its state's notes, its run config), after open_memory.
+ModelWrapper = Callable[[Any], Any]
+Rewire = Callable[[Any, Any, Any], None]
+
 
 @dataclass(frozen=True)
 class RunOptions:
@@ -22,6 +29,8 @@ class RunOptions:
     tenant_keyed: bool = True  # False keys every user by user id alone (one shared tenant)
     expiry: bool = True  # False: the store serves expired notes as live
     recency: bool = True  # False: consolidation believes the model about which note is newer
+    wrap_model: ModelWrapper | None = None  # None: the model as given
+    rewire: Rewire | None = None  # None: the session exactly as open_memory built it
 
 
 def _default_write_policy() -> Any:

@@ -162,9 +162,12 @@ async def run_scenario(
         for index, spec in enumerate(specs, start=1):
             clock.set(spec.at)
             agent = ReplayModel(spec.adversary) if adversary or model is None else model
+            if options.wrap_model is not None:
+                agent = options.wrap_model(agent)
             session_id = f"eval:{scenario.name}" + (f":{index}" if len(specs) > 1 else "")
             out.sessions.append(
                 await _run_session(
+                    scenario,
                     store,
                     user,
                     spec,
@@ -187,6 +190,7 @@ async def run_scenario(
 
 
 async def _run_session(
+    scenario: Scenario,
     store: MemoryStore,
     user: UserMemory,
     spec: SessionSpec,
@@ -217,6 +221,8 @@ async def _run_session(
         recency=options.recency,
         counter=counter,
     )
+    if options.rewire is not None:
+        options.rewire(session, store, scenario)
     out.state = session.state
     for message in spec.turns:
         started = time.perf_counter()

@@ -32,8 +32,13 @@ CHECK_SCHEMA = {
     "type": "object",
     "additionalProperties": False,
     "properties": {
+        # In EVERY model call's system prompt (memory is injected on each call, not once).
         "prompt_contains": _STRINGS,
+        # In the session's last model call's prompt: what the session saved has reached it.
+        "last_prompt_contains": _STRINGS,
         "prompt_lacks": _STRINGS,
+        # Every system prompt of the session within this many tokens (o200k_base).
+        "max_prompt_tokens": {"type": "integer", "minimum": 100},
         "answer_mentions": _STRINGS,
         "answer_lacks": _STRINGS,
         "answer_nonempty": {"type": "boolean"},

@@ -1,0 +1,367 @@
+"""Mutation testing of the evals: do the checks catch a memory agent that is subtly broken?
+
+A mutant is the correct configuration with ONE promise broken the way a developer might break
+it: memory rendered but never sent, another tenant's notes loaded, the precedence rules
+reversed, a one-off saved as a default, the tool output passed through whole... Each is built
+by INJECTION: a different policy, write policy, instructions object, model wrapper or state is
+handed to the runner (`RunOptions.wrap_model`, `RunOptions.rewire`, `policy=`); no module is
+patched. The agent underneath is the adversary replay (each scenario's scripted model, which
+passes every scenario with the real configuration), so a run needs no model and takes seconds.
+
+    python -m helpers.evals --mutants        the kill matrix: which scenario kills which mutant
+
+A mutant is killed when at least one must-check (or invariant) of some scenario fails on it.
+A mutant no scenario kills is a promise the evals cannot see being broken.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from agents.items import ModelResponse
+from agents.models.interface import Model
+from openai.types.responses import (
+    ResponseFunctionToolCall,
+    ResponseOutputMessage,
+    ResponseOutputText,
+)
+
+from helpers.evals.agents import _shown_notes
+from helpers.evals.guards import RunOptions, options_without
+from helpers.evals.scenarios import Scenario, load_scenarios
+from helpers.evals.suite import SuiteResult, run_suite
+from helpers.hooks import MemoryInstructions
+from helpers.policy import DEFAULT_POLICY, MEMORY_POLICY, Policy
+from helpers.state import MemoryNote
+from helpers.tools import MEMORY_TOOL
+
+# ---- broken instructions (handed to the agent in place of MemoryInstructions) -------------------
+
+
+class _Instructions(MemoryInstructions):
+    """Built from the session's own MemoryInstructions, so only the broken step differs."""
+
+    def __init__(self, inner: MemoryInstructions):
+        super().__init__(
+            policy=inner.policy,
+            base=inner.base,
+            budget=inner.budget,
+            counter=inner.counter,
+            memory=inner.memory,
+        )
+        self.calls = 0
+
+
+class RenderedNotSent(_Instructions):
+    """Renders memory (the inspector shows it), but hands the model the role text alone."""
+
+    async def __call__(self, ctx, agent) -> str:
+        await super().__call__(ctx, agent)
+        return self.base
+
+
+class FirstTurnOnly(_Instructions):
+    """Memory in the prompt on the session's first turn; later turns get the role text alone."""
+
+    async def __call__(self, ctx, agent) -> str:
+        text = await super().__call__(ctx, agent)
+        return text if ctx.context.turn_index <= 1 else self.base
+
+
+class RenderedOnce(_Instructions):
+    """Renders at the first model call and reuses that string: notes saved later never show."""
+
+    cached: str | None = None
+
+    async def __call__(self, ctx, agent) -> str:
+        if self.cached is None:
+            self.cached = await super().__call__(ctx, agent)
+        return self.cached
+
+
+class MemoryTwice(_Instructions):
+    """Appends the memory sections again after the prompt (a second injection point)."""
+
+    async def __call__(self, ctx, agent) -> str:
+        text = await super().__call__(ctx, agent)
+        last = self.last
+        again = [v for k, v in (last.sections.items() if last else []) if k.endswith("_memory")]
+        return "\n\n".join([text, *again])
+
+
+class IgnoresExpiry(_Instructions):
+    """Renders from copies of the notes with their expiry dropped: expired events look live."""
+
+    async def __call__(self, ctx, agent) -> str:
+        state = ctx.context
+        kept = state.global_notes
+        state.global_notes = [replace(n, expires_at=None) for n in kept]
+        try:
+            return await super().__call__(ctx, agent)
+        finally:
+            state.global_notes = kept
+
+
+class OldestKept(_Instructions):
+    """Keeps the first k notes of the store's oldest-first list: the newest facts fall off."""
+
+    async def __call__(self, ctx, agent) -> str:
+        state = ctx.context
+        kept = state.global_notes
+        k = self.policy.k if self.policy.k is not None else len(kept)
+        state.global_notes = sorted(kept, key=lambda n: n.observed_at)[:k]
+        try:
+            return await super().__call__(ctx, agent)
+        finally:
+            state.global_notes = kept
+
+
+def _instructions(kind: type[_Instructions]):
+    def rewire(session: Any, store: Any, scenario: Scenario) -> None:
+        session.agent = session.agent.clone(instructions=kind(session.agent.instructions))
+
+    return rewire
+
+
+# ---- broken loading (the state handed to the session) ------------------------------------------
+
+
+def _load_same_user_id_everywhere(session: Any, store: Any, scenario: Scenario) -> None:
+    """Loads the notes of every user with this user id, whichever tenant: a lookup by user id."""
+    for n in scenario.neighbours:
+        if n["user"] == scenario.user and n["tenant"] != scenario.tenant:
+            other = store.for_user(n["tenant"], n["user"]).load_state()
+            session.state.global_notes += other.global_notes
+
+
+def _load_superseded_too(session: Any, store: Any, scenario: Scenario) -> None:
+    """Loads every stored note, superseded ones included, as if each were still current."""
+    exported = json.loads(session.memory.export_json())
+    loaded = {n.id for n in session.state.global_notes}
+    for n in exported["notes"]:
+        if n["id"] not in loaded and n.get("status") == "superseded":
+            data = {k: v for k, v in n.items() if k not in ("session_id", "superseded_at")}
+            note = MemoryNote.from_dict({**data, "status": "active", "superseded_by": None})
+            session.state.global_notes.append(note)
+
+
+# ---- broken models (wrapped around the scripted agent) ------------------------------------------
+
+
+class _Wrapped(Model):
+    """Passes every call to the wrapped model, then changes its response."""
+
+    def __init__(self, inner: Model):
+        self.inner = inner
+        self.name = getattr(inner, "name", type(inner).__name__)
+
+    async def get_response(self, system_instructions, input, model_settings, tools, output_schema,
+                           handoffs, tracing, **kwargs) -> ModelResponse:
+        response = await self.inner.get_response(
+            system_instructions, input, model_settings, tools, output_schema, handoffs, tracing,
+            **kwargs,
+        )
+        return self.change(response, output_schema, input)
+
+    def change(self, response: ModelResponse, output_schema: Any, model_input: Any = None):
+        return response
+
+    def stream_response(self, *args, **kwargs):
+        raise NotImplementedError(f"{type(self).__name__} does not stream")
+
+
+def _with_calls(response: ModelResponse, edit) -> ModelResponse:
+    output = []
+    for item in response.output:
+        if isinstance(item, ResponseFunctionToolCall):
+            arguments = edit(item.name, json.loads(item.arguments or "{}"))
+            item = item.model_copy(update={"arguments": json.dumps(arguments)})
+        output.append(item)
+    return replace(response, output=output)
+
+
+class ArgumentsNotFilled(_Wrapped):
+    """Searches with what the user said only: the remembered seat, cabin, airline left blank."""
+
+    REMEMBERED = ("seat", "cabin", "airline", "origin", "diet", "max_price")
+
+    def change(self, response: ModelResponse, output_schema: Any, model_input: Any = None):
+        def edit(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+            if name == MEMORY_TOOL:
+                return arguments
+            return {k: ("" if k in self.REMEMBERED else v) for k, v in arguments.items()}
+
+        return _with_calls(response, edit)
+
+
+class PlanDropsAFact(_Wrapped):
+    """Consolidation that merges the notes it is shown into one, worded as the oldest of them:
+    the newer fact is dropped (a summary that "keeps the gist")."""
+
+    def change(self, response: ModelResponse, output_schema: Any, model_input: Any = None):
+        shown = _shown_notes(model_input) if output_schema is not None else []
+        if len(shown) < 2:
+            return response
+        oldest = min(shown, key=lambda n: n[1])
+        plan = {
+            "decisions": [
+                {"id": i, "action": "merge", "other_id": "", "reason": "same subject"}
+                for i, _, _ in shown
+            ],
+            "notes": [
+                {"text": oldest[2], "keywords": [], "kind": "fact",
+                 "source_ids": [i for i, _, _ in shown]}
+            ],
+        }
+        item = response.output[0]
+        if not isinstance(item, ResponseOutputMessage):
+            return response
+        text = ResponseOutputText(type="output_text", text=json.dumps(plan), annotations=[])
+        return replace(response, output=[item.model_copy(update={"content": [text]})])
+
+
+# ---- the mutants ---------------------------------------------------------------------------------
+
+REVERSED_POLICY = MEMORY_POLICY.replace(
+    "1. The user's latest message wins over all memory.", "1. Memory wins over the user's message."
+).replace(
+    "2. SESSION memory wins over GLOBAL memory.", "2. GLOBAL memory wins over SESSION memory."
+).replace("3. Within one list, the newest note wins.", "3. Within one list, the oldest note wins.")
+assert REVERSED_POLICY != MEMORY_POLICY
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One broken promise, as the objects a run is handed instead of the library's."""
+
+    name: str
+    breaks: str  # the promise, in a reader's words
+    options: RunOptions = field(default_factory=RunOptions)
+    policy: Policy = DEFAULT_POLICY
+    # Non-empty when the library itself makes the break harmless (an "equivalent" mutant): why.
+    # Such a mutant passes every scenario, and that is the right result.
+    equivalent: str = ""
+
+
+def _rewired(rewire) -> RunOptions:
+    return RunOptions(rewire=rewire)
+
+
+MUTANTS: dict[str, Mutant] = {
+    m.name: m
+    for m in [
+        Mutant("rendered-not-sent", "memory is rendered but never reaches the instructions",
+               _rewired(_instructions(RenderedNotSent))),
+        Mutant("first-turn-only", "memory reaches the prompt on the first turn only",
+               _rewired(_instructions(FirstTurnOnly))),
+        Mutant("rendered-once", "the prompt is rendered once per session: notes saved later "
+               "never reach it", _rewired(_instructions(RenderedOnce))),
+        Mutant("other-tenant-loaded", "the notes of the same user id in another tenant are "
+               "loaded", _rewired(_load_same_user_id_everywhere)),
+        Mutant("store-keyed-by-user-id", "the store keys memory by user id alone",
+               options_without("tenant")),
+        Mutant("precedence-reversed", "the policy says memory beats the latest message and the "
+               "oldest note wins", policy=Policy(text=REVERSED_POLICY)),
+        Mutant("oldest-kept", "top-k keeps the oldest notes, so the newest facts fall off",
+               _rewired(_instructions(OldestKept))),
+        Mutant("one-off-saved-as-default", "'this time only' is saved as a lasting note",
+               options_without("scope")),
+        Mutant("expired-rendered", "the renderer ignores expiry dates",
+               _rewired(_instructions(IgnoresExpiry)),
+               equivalent="the store never loads an expired note into the state, so the "
+               "renderer never sees one (a second, independent guard)"),
+        Mutant("expired-served", "the store serves expired notes as live",
+               options_without("expiry")),
+        Mutant("superseded-rendered", "superseded notes are loaded beside the note that "
+               "replaced them", _rewired(_load_superseded_too)),
+        Mutant("gate-off", "notes are saved without the write policy's safety rules",
+               options_without("gate")),
+        Mutant("ungrounded-writes", "notes need not come from the user's words (a document "
+               "can plant one)", options_without("grounding")),
+        Mutant("budget-ignored", "every note is rendered, however many there are",
+               policy=Policy(k=None)),
+        Mutant("tool-output-untrimmed", "oversized tool output reaches the model whole",
+               options_without("truncation")),
+        Mutant("arguments-not-filled", "searches are not filled from memory (no remembered seat)",
+               RunOptions(wrap_model=ArgumentsNotFilled)),
+        Mutant("recency-off", "in a conflict the model's word beats the dates",
+               options_without("recency")),
+        Mutant("plan-drops-a-fact", "consolidation merges a move into a note worded as the old "
+               "city", RunOptions(wrap_model=PlanDropsAFact),
+               equivalent="consolidation rejects a merge of notes that give one attribute two "
+               "values, and falls back to the rules"),
+        Mutant("memory-injected-twice", "memory is injected twice (double the token cost)",
+               _rewired(_instructions(MemoryTwice))),
+    ]
+}
+
+
+async def run_mutants(
+    mutants: Iterable[Mutant] | None = None, scenarios: Iterable[Scenario] | None = None
+) -> dict[str, SuiteResult]:
+    """Every scenario on every mutant (the adversary replay underneath): name -> suite result."""
+    scenarios = list(scenarios) if scenarios is not None else load_scenarios()
+    out = {}
+    for mutant in mutants if mutants is not None else MUTANTS.values():
+        out[mutant.name] = await run_suite(
+            scenarios, adversary=True, options=mutant.options, policy=mutant.policy, judge=False
+        )
+    return out
+
+
+def _equivalent(name: str) -> bool:
+    return name in MUTANTS and bool(MUTANTS[name].equivalent)
+
+
+def survivors(results: dict[str, SuiteResult]) -> list[str]:
+    """Mutants no scenario kills (equivalent ones aside): promises the evals cannot see broken."""
+    return [m for m, s in results.items() if not killed_by(s) and not _equivalent(m)]
+
+
+def killed_by(suite: SuiteResult) -> list[str]:
+    """The scenarios whose must-checks or invariants fail on this run."""
+    return [r.name for r in suite.results if not r.passed]
+
+
+def kill_matrix(results: dict[str, SuiteResult], *, reasons: bool = False) -> str:
+    """Mutant by scenario: X where the scenario's must-checks catch the mutant."""
+    if not results:
+        return "(no mutants)"
+    scenarios = [r.name for r in next(iter(results.values())).results]
+    width = max(len(m) for m in results)
+    head = f"{'mutant':<{width}}  " + " ".join(f"{i + 1:>2}" for i in range(len(scenarios)))
+    lines = [head + "  killed", "-" * (len(head) + 8)]
+    for name, suite in results.items():
+        failed = set(killed_by(suite))
+        cells = " ".join(f"{'X' if s in failed else '.':>2}" for s in scenarios)
+        verdict = "yes" if failed else "no: equivalent" if _equivalent(name) else "NO (survives)"
+        lines.append(f"{name:<{width}}  {cells}  {verdict}")
+    lines.append("")
+    lines += [f"{i + 1:>2} {s}" for i, s in enumerate(scenarios)]
+    lines += [f"equivalent {m}: {MUTANTS[m].equivalent}" for m in results if _equivalent(m)]
+    survivors = [m for m, s in results.items() if not killed_by(s) and not _equivalent(m)]
+    live = [m for m in results if not _equivalent(m)]
+    lines.append(
+        f"{len(live) - len(survivors)}/{len(live)} mutants killed"
+        f" ({len(results) - len(live)} equivalent not counted)"
+        + (f"; surviving: {', '.join(survivors)}" if survivors else "")
+    )
+    if reasons:
+        for name, suite in results.items():
+            for r in suite.results:
+                lines += [f"  {name} / {r.name}: {p}" for p in r.failures[:2]]
+    return "\n".join(lines)
+
+
+__all__ = [
+    "MUTANTS",
+    "Mutant",
+    "REVERSED_POLICY",
+    "kill_matrix",
+    "killed_by",
+    "run_mutants",
+    "survivors",
+]
