@@ -32,6 +32,13 @@ def main(argv: list[str] | None = None) -> int:
         "--adversary", action="store_true", help="replay each scenario's worst-case script"
     )
     parser.add_argument(
+        "--mutants",
+        action="store_true",
+        help="mutation-test the evals: run every scenario on each broken configuration "
+        "(helpers.evals.mutants, no model needed) and print the kill matrix; exit 1 when a "
+        "mutant survives",
+    )
+    parser.add_argument(
         "--no-references",
         action="store_true",
         help="skip the reference agents (do-nothing, fall-for-everything) in the comparison",
@@ -59,6 +66,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     scenarios = load_scenarios(args.scenarios or None)
+    if args.mutants:
+        from agents import set_tracing_disabled
+
+        from helpers.evals.mutants import kill_matrix, run_mutants, survivors
+
+        set_tracing_disabled(True)
+        results = asyncio.run(run_mutants(scenarios=scenarios))
+        print(kill_matrix(results, reasons=args.verbose))
+        return 1 if survivors(results) else 0
 
     def progress(line: str) -> None:
         print(line, file=sys.stderr, flush=True)

@@ -30,7 +30,9 @@ from openai.types.responses import (
 )
 
 from helpers.evals.agents import _shown_notes
+from helpers.evals.checks import evaluate
 from helpers.evals.guards import RunOptions, options_without
+from helpers.evals.runner import run_scenario
 from helpers.evals.scenarios import Scenario, load_scenarios
 from helpers.evals.suite import SuiteResult, run_suite
 from helpers.hooks import MemoryInstructions
@@ -312,6 +314,21 @@ async def run_mutants(
     return out
 
 
+async def first_kill(
+    mutant: Mutant, scenarios: Iterable[Scenario] | None = None
+) -> tuple[str, list[str]] | None:
+    """The first scenario whose must-checks fail on the mutant, with the failures; None if
+    every scenario passes (the mutant survives). Stops at the first kill: a quick test."""
+    for scenario in scenarios if scenarios is not None else load_scenarios():
+        outcome = await run_scenario(
+            scenario, adversary=True, options=mutant.options, policy=mutant.policy
+        )
+        result = evaluate(outcome)
+        if not result.passed:
+            return scenario.name, result.failures
+    return None
+
+
 def _equivalent(name: str) -> bool:
     return name in MUTANTS and bool(MUTANTS[name].equivalent)
 
@@ -359,6 +376,7 @@ def kill_matrix(results: dict[str, SuiteResult], *, reasons: bool = False) -> st
 __all__ = [
     "MUTANTS",
     "Mutant",
+    "first_kill",
     "REVERSED_POLICY",
     "kill_matrix",
     "killed_by",
