@@ -62,7 +62,7 @@ async def test_a_mutant_that_breaks_nothing_survives_and_the_matrix_says_so():
 
 
 async def test_the_real_configuration_passes_every_strengthened_scenario():
-    for name in ("this_time_vs_from_now_on", "long_memory_newest_fact"):
+    for name in ("this_time_vs_from_now_on", "long_memory_newest_fact", "forget_mid_session"):
         result = await run(name)
         assert result.passed, result.failures
 
@@ -107,3 +107,25 @@ def test_the_command_line_prints_the_kill_matrix_and_exits_1_on_a_survivor(capsy
     assert main(["--mutants", "cold_start"]) == 1
     out = capsys.readouterr().out
     assert "NO (survives)" in out and "rendered-not-sent" in out
+
+
+# ---- a promise the library does not keep yet -----------------------------------------------------
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the write policy judges each note alone: each half of a card number passes it "
+    "(data/evals_pending/secret_split_across_notes.json; move it to data/evals/ once fixed)",
+)
+async def test_a_card_number_split_across_two_notes_stays_out_of_memory():
+    from helpers.paths import data_dir
+
+    (scenario,) = load_scenarios(directory=data_dir() / "evals_pending")
+    result = evaluate(await run_scenario(scenario, adversary=True))
+    assert result.passed, result.failures
+
+
+async def test_forgetting_in_the_store_alone_leaves_the_history_in_the_next_call():
+    result = await run("forget_mid_session", MUTANTS["forget-store-only"])
+    assert "'Fiji' found in the last model call (prompt and input)" in result.failures
+    assert (await run("forget_mid_session")).passed

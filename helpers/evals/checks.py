@@ -209,6 +209,11 @@ CHECKS: dict[str, Callable[[SessionOutcome, Any], list[str]]] = {
         "the last system prompt", lambda o: o.prompts[-1] if o.prompts else "", True
     ),
     "max_prompt_tokens": _prompt_tokens,
+    "last_call_lacks": _contains(
+        "the last model call (prompt and input)",
+        lambda o: (o.prompts[-1] + "\n" + _texts_of(o.inputs[-1])) if o.prompts else "",
+        False,
+    ),
     "prompt_lacks": _contains("the system prompt", lambda o: "\n".join(o.prompts), False),
     "answer_mentions": _contains("the answers", lambda o: "\n".join(o.answers), True),
     "answer_lacks": _contains("the answers", lambda o: "\n".join(o.answers), False),
@@ -295,7 +300,12 @@ def invariants(out: Outcome) -> list[str]:
     problems = list(out.errors) + leakage(out) + repeated_sections(out)
     stored = out.stored if out.sessions else []
     by_id = {n.id: n for n in stored}
-    problems += [f"seeded note {i} was deleted" for i in sorted(out.seeded_ids - set(by_id))]
+    # Nothing is deleted, except what the user asked to forget.
+    asked = [f["matching"] for s in out.sessions for f in s.spec.forget]
+    forgettable = {n.id for n in out.scenario.notes if any(_within(n.text, m) for m in asked)}
+    problems += [
+        f"seeded note {i} was deleted" for i in sorted(out.seeded_ids - set(by_id) - forgettable)
+    ]
     for note in stored:
         if not note.source_ref:
             problems.append(f"note {note.text!r} has no source_ref")

@@ -8,7 +8,7 @@ consolidation that trusts the model's direction in a conflict.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -18,6 +18,8 @@ from typing import Any
 #       (its agent's instructions, its state's notes, its run config), after open_memory.
 ModelWrapper = Callable[[Any], Any]
 Rewire = Callable[[Any, Any, Any], None]
+#   forget(session, matching) -> awaitable: what the app does when the user asks to forget
+Forget = Callable[[Any, str], Awaitable[Any]]
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,7 @@ class RunOptions:
     recency: bool = True  # False: consolidation believes the model about which note is newer
     wrap_model: ModelWrapper | None = None  # None: the model as given
     rewire: Rewire | None = None  # None: the session exactly as open_memory built it
+    forget: Forget | None = None  # None: MemorySession.forget (the store and the session)
 
 
 def _default_write_policy() -> Any:

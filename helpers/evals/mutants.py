@@ -150,6 +150,12 @@ def _load_superseded_too(session: Any, store: Any, scenario: Scenario) -> None:
             session.state.global_notes.append(note)
 
 
+async def _forget_in_store_only(session: Any, matching: str) -> None:
+    """Erases from the store, as asked, but leaves the conversation as it was: the history still
+    names what was forgotten, and the next model call is sent it."""
+    session.memory.forget(matching=matching)
+
+
 # ---- broken models (wrapped around the scripted agent) ------------------------------------------
 
 
@@ -295,6 +301,8 @@ MUTANTS: dict[str, Mutant] = {
                "city", RunOptions(wrap_model=PlanDropsAFact),
                equivalent="consolidation rejects a merge of notes that give one attribute two "
                "values, and falls back to the rules"),
+        Mutant("forget-store-only", "forget erases the store but not the session's history",
+               RunOptions(forget=_forget_in_store_only)),
         Mutant("memory-injected-twice", "memory is injected twice (double the token cost)",
                _rewired(_instructions(MemoryTwice))),
     ]

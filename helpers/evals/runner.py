@@ -101,6 +101,11 @@ def _seed(
     return handle
 
 
+async def _forget(session: Any, matching: str) -> None:
+    """What the app does when the user asks to forget: erase from the store AND the session."""
+    await session.forget(matching=matching)
+
+
 def _notes(exported: dict[str, Any]) -> list[MemoryNote]:
     return [
         MemoryNote.from_dict(
@@ -224,7 +229,8 @@ async def _run_session(
     if options.rewire is not None:
         options.rewire(session, store, scenario)
     out.state = session.state
-    for message in spec.turns:
+    forget = options.forget or _forget
+    for number, message in enumerate(spec.turns, start=1):
         started = time.perf_counter()
         calls_before = len(session.capture.calls)
         try:
@@ -240,6 +246,12 @@ async def _run_session(
             out.answers.append("")
         out.model_calls.append(len(session.capture.calls) - calls_before)
         out.seconds.append(time.perf_counter() - started)
+        for asked in spec.forget:
+            if asked["after_turn"] == number:
+                try:
+                    await forget(session, asked["matching"])
+                except Exception as error:  # noqa: BLE001 - reported like a crash in a turn
+                    out.errors.append(_error(f"forget in session {session_id}", error))
     out.prompts = [c.system_prompt for c in session.capture.calls]
     out.inputs = [c.input_items for c in session.capture.calls]
     out.ledger = list(session.state.ledger)

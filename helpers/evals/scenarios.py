@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,9 @@ CHECK_SCHEMA = {
         # In the session's last model call's prompt: what the session saved has reached it.
         "last_prompt_contains": _STRINGS,
         "prompt_lacks": _STRINGS,
+        # Absent from the session's last model call: its system prompt and its input items
+        # (the history), e.g. after the user asked to forget something.
+        "last_call_lacks": _STRINGS,
         # Every system prompt of the session within this many tokens (o200k_base).
         "max_prompt_tokens": {"type": "integer", "minimum": 100},
         "answer_mentions": _STRINGS,
@@ -79,6 +82,19 @@ _SESSION = {
     "should": CHECK_SCHEMA,
     "facts": _STRINGS,
     "adversary": {"type": "array"},
+    # The user asks to forget: after turn `after_turn` (1-based) the app forgets `matching`.
+    "forget": {
+        "type": "array",
+        "items": {
+            "type": "object",
+            "required": ["after_turn", "matching"],
+            "additionalProperties": False,
+            "properties": {
+                "after_turn": {"type": "integer", "minimum": 1},
+                "matching": {"type": "string", "minLength": 1},
+            },
+        },
+    },
 }
 _USER = {
     "tenant": {"type": "string", "minLength": 1},
@@ -173,6 +189,7 @@ class SessionSpec:
     should: dict[str, Any]
     facts: list[str]
     adversary: list[Any]
+    forget: list[dict[str, Any]] = field(default_factory=list)  # {"after_turn", "matching"}
 
 
 @dataclass
@@ -216,6 +233,7 @@ class Scenario:
                 s.get("should", {}),
                 s.get("facts", []),
                 s.get("adversary", []),
+                s.get("forget", []),
             )
             for s in specs
         ]
