@@ -78,7 +78,7 @@ async def test_memory_must_reach_every_model_call_not_the_first_turn_only():
 
 async def test_notes_saved_in_a_session_must_reach_its_last_prompt():
     result = await run("this_time_vs_from_now_on", MUTANTS["rendered-once"])
-    assert "'window' missing from the last system prompt" in result.failures
+    assert "'vegetarian' missing from the last system prompt" in result.failures
 
 
 async def test_the_prompt_must_state_the_precedence_rules():

@@ -11,6 +11,8 @@ the prompt and the answers hold after each session:
     checks     must / should checks, invariants, metrics   (evaluate)
     suite      all scenarios on one agent, and the tables  (run_suite, compare_table)
     judge      an optional LLM judge, a metric only
+    mutants    broken configurations (one promise broken each) and the kill matrix: do the
+               checks catch them?                       (python -m helpers.evals --mutants)
     cli        python -m helpers.evals
 
 Token economics (memory injection against full replay) lives in `helpers.economics`.
@@ -42,6 +44,7 @@ from helpers.evals.checks import (
 from helpers.evals.cli import main
 from helpers.evals.guards import GUARDS, RunOptions, options_without
 from helpers.evals.judge import JudgeVerdict, judge_answer
+from helpers.evals.mutants import MUTANTS, Mutant, kill_matrix, run_mutants
 from helpers.evals.runner import ANSWER_MAX_TOKENS, Outcome, SessionOutcome, run_scenario
 from helpers.evals.scenarios import (
     DEFAULT_NEIGHBOUR,
@@ -65,6 +68,8 @@ __all__ = [
     "FallForEverything",
     "GUARDS",
     "JudgeVerdict",
+    "MUTANTS",
+    "Mutant",
     "Outcome",
     "REFERENCE_AGENTS",
     "ReplayModel",
@@ -83,12 +88,14 @@ __all__ = [
     "format_table",
     "invariants",
     "judge_answer",
+    "kill_matrix",
     "leakage",
     "load_scenarios",
     "main",
     "options_without",
     "plan_for",
     "plot_economics",
+    "run_mutants",
     "run_scenario",
     "run_suite",
     "scenario_dir",
