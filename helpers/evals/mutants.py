@@ -139,6 +139,17 @@ def _load_same_user_id_everywhere(session: Any, store: Any, scenario: Scenario) 
             session.state.global_notes += other.global_notes
 
 
+def _load_by_display_name(session: Any, store: Any, scenario: Scenario) -> None:
+    """Loads the notes of every user in the tenant with this user's name: a lookup by name."""
+    name = session.state.profile.get("name")
+    for n in scenario.neighbours:
+        same_user = (n["tenant"], n["user"]) == (scenario.tenant, scenario.user)
+        if n["tenant"] == scenario.tenant and not same_user and name:
+            other = store.for_user(n["tenant"], n["user"]).load_state()
+            if other.profile.get("name") == name:
+                session.state.global_notes += other.global_notes
+
+
 def _load_superseded_too(session: Any, store: Any, scenario: Scenario) -> None:
     """Loads every stored note, superseded ones included, as if each were still current."""
     exported = json.loads(session.memory.export_json())
@@ -269,6 +280,8 @@ MUTANTS: dict[str, Mutant] = {
                "never reach it", _rewired(_instructions(RenderedOnce))),
         Mutant("other-tenant-loaded", "the notes of the same user id in another tenant are "
                "loaded", _rewired(_load_same_user_id_everywhere)),
+        Mutant("loaded-by-name", "the notes of another user in the tenant with the same name "
+               "are loaded", _rewired(_load_by_display_name)),
         Mutant("store-keyed-by-user-id", "the store keys memory by user id alone",
                options_without("tenant")),
         Mutant("precedence-reversed", "the policy says memory beats the latest message and the "
