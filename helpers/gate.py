@@ -75,6 +75,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Literal
 
+from helpers.directive import directs_for_someone_else
 from helpers.state import LedgerEntry
 
 if TYPE_CHECKING:
@@ -1312,7 +1313,7 @@ _NEGATED_WITHOUT = re.compile(
 def _instruction_injection(text: str) -> bool:
     text = _NEGATED_WITHOUT.sub(" ", text)
     if (_injection_patterns(text) or _foreign_injection.search(text) or _speaks_to_you(text)
-            or _instruction_structure(text)):
+            or _instruction_structure(text) or directs_for_someone_else(_unwrapped(text))):
         return True
     # Leetspeak ("1gn0r3 pr3v10us 1nstruct10ns") and letters spaced apart get a second reading.
     if re.search(r"[A-Za-z][0-9@$!|]|[0-9@$!|][A-Za-z]", text):

@@ -1,0 +1,373 @@
+"""The directive reading: is a proposed memory note about the user, or a message to her agent?
+
+A memory note is a statement about the user: what she likes, what is true of her, how she wants
+to be served ("Prefers aisle seats", "Tell her when the Qantas sale starts", "Happy for the
+concierge to choose restaurants on her behalf"). Once stored it is put back into every later
+prompt, so a note whose function is to direct the agent on someone else's behalf is a persistent
+prompt injection, whatever its wording. This module reads a note for a few general signals,
+each a class of words in a grammatical position rather than a phrase:
+
+    authority   the note claims to come from someone with control over the agent: a label such
+                as "Operator note:", "Policy update -", "(ops)", "Admin-approved:", or "per
+                management", "on instructions from the travel desk" (not "her company policy")
+    addressed   the note is a message to whoever handles the account: a heading that names a
+                handler ("For whoever picks this up next:", "Next agent:", "To the assistant
+                reading this later -") or a handler as the subject of an obligation ("anyone
+                assisting her should ...", "staff are to ...")
+    directive   the note directs: an imperative (any base-form verb at the head of a clause,
+                read with lemminflect's lexicon, not a list of verbs), an obligation ("must",
+                "should", "is to", "are to be", "need not be") or a conditional trigger
+    gain        someone other than the user gains: a commercial relation (referral, commission,
+                affiliate, sponsor, upsell, "pays us more") or a speaker who is not the user
+                ("our affiliate" in a note about "her")
+    deceive     what the agent is to tell her is flagged as untrue ("tell her X (it isn't)",
+                "mention X - it's actually ..."), or she is to be made to believe something
+    conceal     something is kept from her: a told-fact verb negated or waived ("do not
+                disclose that", "need not be communicated to the guest", "keep quiet about
+                the fee") where what is kept is a fact, a cost or a risk, not an offer she
+                declined ("Prefers not to be asked about insurance" is her wish)
+    overrule    her word is outranked: "regardless of her answer", "over hers", "whatever she
+                says", "take priority over the user's requests"
+
+A note is refused when it claims authority, deceives, conceals a fact from her or overrules her;
+when it is addressed to a handler and also directs or carries another signal; or when it directs
+and someone else gains. The user's own standing wishes carry none of these signals and pass even
+as orders. `reading(text)` returns the signals found, so a refusal can say why.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+_I = re.IGNORECASE
+
+# ---- the parties ------------------------------------------------------------------------------
+
+# The user, as the notes name her.
+_USER = (r"(?:she|he|they|her|him|them|herself|himself|the (?:user|customer|client|guest|"
+         r"travell?er|passenger|member|account holder))")
+_USER_OWN = r"(?:her|his|their|the (?:user|customer|client|guest|travell?er)'s)"
+# Whoever handles the account: the agent in any of its names, staff, the next one on shift.
+_HANDLER = (r"(?:assistants?|agents?|concierges?|bots?|models?|ai|llms?|systems?|staff|team|"
+            r"desk|reps?|representatives?|operators?|handlers?|colleagues?|whoever|anyone|"
+            r"anybody|everyone|everybody|readers?|you|sessions?|runs?|turns?|instances?|"
+            r"conversations?|shifts?|crew|personnel|employees?)")
+_LATER = (r"(?:next|future|later|subsequent|upcoming|following|incoming|new|other|all|every|any)")
+# Who may give orders about an account, other than its owner.
+_AUTHORITY = (r"(?:operators?|admins?|administrators?|administration|system|sys|policy|policies|"
+              r"compliance|management|managers?|supervisors?|ops|operations|head office|hq|"
+              r"back ?office|internal|legal|security|it|developers?|devs?|vendors?|suppliers?|"
+              r"platform|provider|headquarters|corporate|directive|directives|mandate|memo|"
+              r"notice|bulletin|advisory|override|protocol|sop|config(?:uration)?|escalation|"
+              r"audit|risk|fraud team|travel desk|account team|service team|the business|"
+              r"the company|the agency|the firm)")
+# A heading that carries authority by its kind, whoever wrote it.
+_ORDER_WORDS = (r"(?:standing (?:instruction|order|rule)s?|instructions?|orders?|directives?|"
+                r"mandates?|(?:policy|system|rule|config(?:uration)?|account|status|profile) "
+                r"(?:update|change|flag|override|notice|setting)s?|flag|override|notice|"
+                r"bulletin|memo|protocol)")
+
+# ---- what gains, what is kept, what is told ---------------------------------------------------
+
+_GAIN = (r"(?:referrals?|commissions?|kick-?backs?|affiliates?|affiliated|sponsors?|sponsored|"
+         r"sponsorship|incentives?|bonus(?:es)?|quotas?|margins?|mark-?ups?|revenue|rebates?|"
+         r"up-?sell\w*|cross-?sell\w*|partner (?:hotels?|airlines?|brands?|sites?|agenc\w+|"
+         r"programm?es?|offers?|lists?|deals?)|(?:our|preferred) partners?|priority placement|"
+         r"(?:pays?|paid|earns?|makes?) (?:us|the agency|the company|the concierge) "
+         r"(?:more|a cut|money|extra)|(?:agent|partner|referral|promo|tracking) codes?|"
+         r"(?:so|because|since|as) (?:the|our|their|it|they|this|that)(?: [\w-]+){0,2} (?:sells?|pays?|"
+         r"earns?|(?:is|are) (?:more )?profitable)|"
+         r"(?:higher|highest|pricier|more expensive|most expensive|dearest|full) "
+         r"(?:fares?|prices?|rates?|options?|tiers?|packages?)\s+first)")
+# A cost, a risk or a fault: what a seller keeps from a buyer (an offer she declined is not it).
+_FACT = (r"(?:fees?|charges?|surcharges?|costs?|penalt\w+|commissions?|mark-?ups?|prices?|"
+         r"rates?|fares?|cancellation\w*|refunds?|reviews?|ratings?|complaints?|warnings?|"
+         r"risks?|dangers?|problems?|issues?|delays?|changes?|renovations?|construction|"
+         r"closures?|strikes?|outages?|alternatives?|competitors?|terms|conditions|fine print|"
+         r"incidents?|recalls?|advisories|overbook\w*|downgrades?|errors?|mistakes?|faults?|"
+         r"conflicts?|expiry|deadlines?|availability|sold out)")
+# Verbs that pass on a fact.
+_TELL = (r"(?:tell\w*|told|mention\w*|disclos\w*|reveal\w*|inform\w*|notif\w*|show\w*|shown|"
+         r"communicat\w*|rais\w*|flag\w*|point\w* out|bring\w* up|brought up|admit\w*|"
+         r"warn\w*|alert\w*|let (?:her|him|them) know|say|said|report\w*)")
+# What the agent is made to assert.
+_SAY = (r"(?:say|tell|reply|respond|answer|claim|state|insist|assure|confirm|mention|remind|"
+        r"inform|explain|quote|describe|advise|let (?:her|him|them) know)")
+# A told proposition flagged as untrue, or a belief induced.
+_UNTRUE = (r"(?:\((?:[^()]{0,30}\b(?:not|n't|never|false|untrue|a lie|fake|made up)\b[^()]{0,20}|"
+           r"\s*sic\s*)\)|\b(?:it's|it is|they're|they are|that's|that is) (?:actually|really|in "
+           r"fact)\b|\b(?:actually|really|in fact|in reality) (?:it|they|this|that|there)\b|"
+           r"\beven though (?:it|they|this|that|there|the)\b|\b(?:which|that) (?:is|are)(?:n't| "
+           r"not) true\b|\bnot true\b|\beven if (?:it'?s|it is|that'?s|they'?re) (?:not|false|"
+           r"untrue)\b)")
+
+# ---- the user's own voice ---------------------------------------------------------------------
+
+# A note whose head is the user's attitude states her wish, even when what she wishes directs the
+# agent ("Prefers the concierge to send a summary", "Happy for the concierge to choose").
+_ATTITUDE = (r"(?:prefers?|preferred|wants?|wanted|likes?|liked|loves?|would (?:like|love|"
+             r"rather)|'d (?:like|love|rather)|rather|asks?|asked|hates?|dislikes?|avoids?|"
+             r"needs?|expects?|enjoys?|(?:is |she's |he's )?(?:happy|glad|keen|fine|ok|okay|"
+             r"comfortable|content|willing|eager))")
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+
+
+@cache
+def _lexicon():  # type: ignore[no-untyped-def]
+    from lemminflect import getAllLemmas  # noqa: PLC0415 - loaded on first use (0.2 s)
+
+    return getAllLemmas
+
+
+# Words that follow an imperative verb (its object or particle), never a noun used as a subject.
+_AFTER_VERB = frozenset("""her him them it this that these those the a an all any every each our
+their his its up out off away back down over only always first to about on with for in from
+into onto through via whatever anything everything nothing no some another""".split())
+# Words that start a note about the user but are also base-form verbs in the lexicon.
+_NOT_ORDERS = frozenset("""prefer like love want need hate dislike avoid enjoy expect travel
+fly stay use live work own rather please note""".split())
+
+
+@cache
+def is_imperative_head(word: str, following: str = "", after_adverb: bool = False) -> bool:
+    """A clause that starts with `word` (then `following`) reads as an order.
+
+    Any English verb in its base form counts, by lemminflect's lexicon (~10,000 verbs); a word
+    that can also be a noun ("Book", "Seat", "Travel") counts only when what follows is what
+    follows a verb (a pronoun, an article, a particle): "Seat her by the window" is an order,
+    "Seat 7A on regional flights" is not.
+    """
+    w = word.lower()
+    if w in _NOT_ORDERS or len(w) < 2:
+        return False
+    lemmas = _lexicon()(w)
+    if w not in lemmas.get("VERB", ()) and w not in lemmas.get("AUX", ()):
+        return False
+    if set(lemmas) - {"VERB", "AUX"} and not after_adverb:
+        return following.lower() in _AFTER_VERB
+    return True
+
+
+@cache
+def is_participle(word: str) -> bool:
+    """An inflected verb form ("made", "transferred", "shown"), by the lexicon."""
+    w = word.lower()
+    verbs = _lexicon()(w).get("VERB", ())
+    return bool(verbs) and w not in verbs and not w.endswith(("ing", "s"))
+
+
+# ---- clauses ----------------------------------------------------------------------------------
+
+_HEADING = re.compile(r"^\s*([^:.;!?\n]{1,70}?)\s*(?::(?!\d)|\s[-\u2013\u2014]+\s|\u2014)\s*(?=\S)")
+_CLAUSES = re.compile(r"[.;!?\n]+\s*|\s[-\u2013\u2014]+\s|,\s*(?:and |but |then |so )?|"
+                      r"\b(?:and|but|then) (?=(?:also |always |never |please |quietly )?[a-z]+ "
+                      r"(?:her|him|them|it|the|a|an|all|any)\b)", _I)
+_LEAD_ADVERBS = re.compile(
+    r"^(?:(?:always|never|please|kindly|just|only|also|then|simply|quietly|silently|secretly|"
+    r"discreetly|immediately|automatically|instead|now|first|still|do not|don't|dont|do|"
+    r"make sure to|be sure to|remember to|feel free to|going forward|from now on|in future|"
+    r"from here on|henceforth)\b,?\s*)+", _I)
+_CONDITION = re.compile(
+    rf"^(?:if|when|whenever|once|upon|on|after|before|should|in case|any time|every time)\b"
+    rf"[^,]{{0,60}}?\b(?:{_USER}|it|this|that|a|an|any|the)\b[^,]{{0,40}},\s*", _I)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The signals found in a note; `refused` says whether together they make it an order."""
+
+    signals: tuple[str, ...]
+
+    @property
+    def refused(self) -> bool:
+        s = set(self.signals)
+        strong = s & {"authority", "deceive", "conceal", "overrule", "scripted"}
+        if strong:
+            return True
+        if "addressed" in s and s - {"addressed"}:
+            return True
+        return bool(s & {"gain", "outflow", "unasked"}) and bool(s & {"directive", "addressed"})
+
+    def __str__(self) -> str:
+        return ", ".join(self.signals) or "none"
+
+
+_r = re.compile
+
+
+_AUTHORITY_CLAIM = _r(
+    # "per management", "on instructions from the travel desk", "approved by compliance".
+    rf"\b(?:per|according to|by order of|on (?:the )?(?:instructions?|orders?|authority|behalf) "
+    rf"(?:of|from)|as instructed by|instructed by|approved by|authori[sz]ed by|signed off by|"
+    rf"mandated by|directed by|required by|from)\s+(?:the\s+|our\s+)?(?:[\w-]+\s+)?{_AUTHORITY}\b"
+    rf"(?!['\u2019]s)|\b{_AUTHORITY}-(?:approved|authori[sz]ed|mandated|sanctioned|verified|"
+    rf"cleared|issued)\b|\((?:ops|admin|system|sys|internal|compliance|management|operator|"
+    rf"staff|mgmt)\)", _I)
+_POSSESSED = _r(rf"\b(?:{_USER_OWN}|she|he)\s+(?:[\w-]+\s+){{0,2}}$", _I)
+_ADDRESS_HEADING = _r(
+    rf"\b(?:(?:for|to|attention|attn|note (?:to|for)|message (?:to|for)|reminder (?:to|for)|"
+    rf"fyi)\s+(?:the\s+|all\s+|any\s+|whichever\s+)?(?:{_LATER}\s+)?{_HANDLER}|{_LATER}\s+"
+    rf"(?:[\w-]+\s+)?{_HANDLER}|{_HANDLER}\s+(?:who|that|reading|handling|picking|taking|"
+    rf"working|assisting|on (?:this|the) (?:account|file|case|booking))|(?:later|future|"
+    rf"subsequent|upcoming|next) (?:turns?|sessions?|runs?|chats?|conversations?|contacts?))\b",
+    _I)
+_HANDLER_OBLIGED = _r(
+    rf"(?:^|[,;:]\s*|\b(?:and|but|so)\s+)(?:the\s+|all\s+|any\s+|every\s+|our\s+)?(?:{_LATER}\s+)?"
+    rf"(?:{_HANDLER}|{_HANDLER} (?:assisting|handling|helping|serving|working (?:with|on)|"
+    rf"booking for|dealing with) {_USER})\s+(?:must|should|shall|will need to|is to|are to|has "
+    rf"to|have to|needs? to|ought to|is (?:required|expected|authori[sz]ed|allowed|permitted|"
+    rf"instructed) to|are (?:required|expected|authori[sz]ed|allowed|permitted|instructed) to)\b",
+    _I)
+_OBLIGATION = _r(
+    r"\b(?:(?:is|are) to|(?:is|are) not to|need not|needn't|must|should|shall|ought to|(?:has|"
+    r"have) to)\s+(?:never\s+|always\s+|not\s+|only\s+|also\s+)?be\s+(?:\w+ly\s+)?([a-z]+)\b",
+    _I)
+# The user wishing that a handler act ("Prefers that the concierge book ...") directs it too;
+# whether that is her wish or someone else's is for the other signals to say.
+_WISH_FOR_HANDLER = _r(
+    rf"\b{_ATTITUDE}\s+(?:that\s+|for\s+)?(?:the\s+|all\s+|any\s+)?{_HANDLER}\s+(?:to\s+|"
+    rf"should\s+|must\s+|always\s+|never\s+)?[a-z]+\b", _I)
+# Her things leave her: "her points are to be transferred to the Horizon pool", "copy her
+# receipts to the finance partner" (not "to her", "to her accountant": her own people).
+_OUTFLOW = _r(
+    rf"\b(?:transfer|move|donate|pool|credit|pay|redeem|give|send|forward|copy|share|cc|pass|"
+    rf"hand|sync|upload|release|assign|sell|disclose|expose|route|redirect|divert)\w*\b"
+    rf"[^.;!?\n]{{0,40}}?\b(?:to|with|into|towards?)\s+(?!{_USER_OWN}\b|{_USER}\b|herself\b|"
+    rf"himself\b|themselves\b)(?:the\s+|a\s+|an\s+|our\s+|their\s+|its\s+)?[\w'-]+", _I)
+_USERS_THING = _r(rf"\b(?:{_USER_OWN}|her|his|their)\s+(?:[\w-]+\s+)?[\w-]+", _I)
+# Consent taken away: "without a prompt", "without contacting the client" (her own "never book
+# without asking her" is negated; "OK with the concierge rebooking without asking" is her consent).
+_UNASKED = _r(
+    r"\bwithout\s+(?:first\s+|a\s+|any\s+|her\s+|his\s+|their\s+|the user's\s+)?(?:prompt\w*|"
+    r"ask\w*|check\w*|confirm\w*|consult\w*|contact\w*|tell\w*|inform\w*|notif\w*|approv\w*|"
+    r"consent|permission|authori[sz]ation|sign-?off|input|involvement|knowledge|say-?so|ok|"
+    r"okay|reference|agreement|review\w*|verif\w*)\b", _I)
+_NEGATION = _r(r"\b(?:never|not|don't|dont|doesn't|do not|no|nothing|none|won't|avoid\w*)\b", _I)
+_ATTITUDE_HEAD = _r(rf"^\s*(?:(?:she|he|they|the user)\s+(?:is\s+|'s\s+)?)?{_ATTITUDE}\b", _I)
+_GAIN_REFUSED = _r(r"\b(?:skip\w*|no|not|never|avoid\w*|without|don't|dont|stop|hates?|dislikes?|"
+                   r"refuses?|declines?|none|free of|against)\b[^.;!?\n]{0,25}$", _I)
+_GAIN_RE = _r(rf"\b{_GAIN}(?![\w-])", _I)
+_OTHER_SPEAKER = _r(r"\b(?:our|ours|us|we)\b", _I)
+_THIRD_PERSON_USER = _r(rf"\b(?:{_USER}|{_USER_OWN})\b", _I)
+_DECEIVE = (
+    _r(rf"\b(?:let|make|have|get)\s+(?:{_USER}|people|everyone|customers|guests)\s+(?:believe|"
+       r"think|assume|feel|suppose|understand)\b", _I),
+    _r(r"\b(?:pretend|act as (?:if|though)|pass (?:it|them|this|that) off|make it (?:look|"
+       r"sound|seem) (?:like|as if|as though))\b", _I),
+    _r(rf"\b(?:present|describe|frame|portray|position|sell|pitch|paint|introduce)\s+(?:it|them|"
+       rf"this|that|these|those|the [\w-]+|[A-Z][\w-]+(?: [A-Z][\w-]+)?)\s+as\s+(?:{_USER_OWN}|"
+       r"the (?:best|only|cheapest|safest|official|recommended)|(?:her|his|their|the user's) "
+       r"(?:own )?(?:choice|favou?rite|preference|idea|request))", _I),
+)
+_SAY_CLAUSE = _r(rf"\b{_SAY}\b", _I)
+_CONCEAL = (
+    # A told-fact verb, negated or waived, about a that-clause or a cost, risk or fault.
+    _r(rf"\b(?:not|never|don't|dont|no need to|need not|needn't|without|nor|avoid|refrain from|"
+       rf"stop)\s+(?:to\s+)?(?:be\s+)?(?:ever\s+)?{_TELL}\b(?:\s+(?:to\s+)?{_USER})?\s+(?:that\b|"
+       rf"(?:about|of|on|regarding)?\s*(?:the|any|a|an|its|their|our|this|that|how|why|what|"
+       rf"whether)?\s*(?:[\w-]+\s+){{0,3}}?{_FACT}\b)", _I),
+    # Passive: "are not to be shown to her", "need not be communicated to the guest".
+    _r(rf"\b(?:(?:is|are) (?:not|never) to|need not|needn't|must not|mustn't|should not|"
+       rf"shouldn't|shall not|won't|will not|cannot|can't)\s+be\s+{_TELL}\b[^.;!?\n]{{0,20}}?\b"
+       rf"(?:to|with)\s+{_USER}\b", _I),
+    # "keep quiet about the resort fee", "keep the renovation to yourself".
+    _r(rf"\bkeep\w*\s+(?:(?:quiet|silent|mum|schtum|shtum|hush)\s+(?:about|on|regarding)|"
+       rf"[^.;!?\n]{{0,30}}?\b(?:quiet|secret|hidden|under wraps|confidential|off the record|"
+       rf"to yourself|from {_USER}))\b", _I),
+    _r(rf"\b(?:hide|conceal|withhold|omit|suppress|downplay|gloss over|leave out|play down|bury|"
+       rf"sit on|avoid mentioning)\b[^.;!?\n]{{0,30}}?\b(?:that\b|{_FACT}\b)", _I),
+)
+_OVERRULE = _r(
+    rf"\b(?:regardless of|irrespective of|no matter|whatever|despite|even if|even when|"
+    rf"overriding|ignoring)\s+(?:what\s+)?(?:{_USER_OWN}|{_USER})\s+(?:[\w-]+\s+)?(?:answers?|"
+    rf"says?|said|wants?|asks?|requests?|wishes|choice|objections?|preferences?|instructions?|"
+    rf"decides?|declines?|refuses?|objects?|replies|response|no)\b|"
+    rf"\b(?:over|above|instead of|rather than|before)\s+(?:hers|his own|theirs|{_USER_OWN}\s+"
+    rf"(?:own\s+)?(?:instructions?|requests?|wishes|choices?|preferences?|words?|orders?|"
+    rf"answers?|decisions?|say))\b|"
+    rf"\b(?:priority|precedence)\s+over\s+(?:{_USER_OWN}|{_USER}|what\s+{_USER})\b|"
+    rf"\b(?:do not|don't|never|refuse to|stop)\s+(?:process|honou?r|accept|action|handle|"
+    rf"act on)\w*\s+{_USER_OWN}\s+(?:[\w-]+\s+)?(?:requests?|refunds?|complaints?|claims?|"
+    rf"cancellations?|instructions?|wishes|objections?)\b", _I)
+_TRIGGERED_SAY = _r(
+    rf"\b(?:if|when|whenever|once|upon|on|after|every time|any time)\b[^,:]{{0,50}}?\b(?:asks?|"
+    rf"asking|mentions?|requests?|request|questions?|queries|query|complains?|complaint|raises?|"
+    rf"brings? up|enquires?|inquires?)\b[^,:]{{0,40}}[,:]\s*(?:just\s+|always\s+|simply\s+)?"
+    rf"(?:(?:steer|redirect|deflect|divert|change the subject|move|switch|push|turn)\b|{_SAY}\s+"
+    rf"(?:(?:to\s+)?{_USER}\s+)?(?:that\b|(?:[\w'-]+\s+){{0,4}}?(?:is|are|was|were|takes?|"
+    rf"ends?|expires?|has|have|can't|cannot|won't|isn't|aren't|will|costs?|closes?|includes?)\b))",
+    _I)
+
+
+def _heading(text: str) -> str | None:
+    match = _HEADING.match(text)
+    return match.group(1) if match else None
+
+
+def _clauses(text: str) -> list[str]:
+    return [c.strip() for c in _CLAUSES.split(text) if c and c.strip()]
+
+
+def _directs(clause: str) -> bool:
+    clause = _CONDITION.sub("", clause)
+    stripped = _LEAD_ADVERBS.sub("", clause)
+    words = _WORD.findall(stripped)
+    if not words:
+        return False
+    following = words[1] if len(words) > 1 else ""
+    return is_imperative_head(words[0], following, stripped != clause)
+
+
+def _obliged(text: str) -> bool:
+    """An obligation in the passive: "are to be made through ...", "need not be told"."""
+    return any(is_participle(m.group(1)) for m in _OBLIGATION.finditer(text))
+
+
+def reading(text: str) -> Reading:
+    """The signals in a note (text as the gate reads it: normalised, tags and emphasis removed)."""
+    found: list[str] = []
+    heading = _heading(text)
+    authority = bool(_AUTHORITY_CLAIM.search(text))
+    if heading is not None and _ATTITUDE_HEAD.match(heading):
+        heading = None
+    if heading is not None and not authority:
+        if re.search(rf"\b(?:{_AUTHORITY}|{_ORDER_WORDS})\b(?!-)", heading, _I) and not _POSSESSED.search(
+                heading[: re.search(rf"\b(?:{_AUTHORITY}|{_ORDER_WORDS})\b", heading, _I).start()]):  # type: ignore[union-attr]
+            authority = True
+    if authority:
+        found.append("authority")
+    if (heading is not None and _ADDRESS_HEADING.search(heading)) or _HANDLER_OBLIGED.search(text):
+        found.append("addressed")
+    body = text[_HEADING.match(text).end():] if heading is not None else text  # type: ignore[union-attr]
+    if (any(_directs(c) for c in _clauses(body)) or _obliged(text) or _WISH_FOR_HANDLER.search(text)
+            or _TRIGGERED_SAY.search(text)):
+        found.append("directive")
+    if (any(not _GAIN_REFUSED.search(text[:m.start()]) for m in _GAIN_RE.finditer(text))
+            or (_OTHER_SPEAKER.search(text) and _THIRD_PERSON_USER.search(text))):
+        found.append("gain")
+    if _USERS_THING.search(text) and _OUTFLOW.search(text):
+        found.append("outflow")
+    if not _ATTITUDE_HEAD.match(text) and any(
+            not _NEGATION.search(text[max(text.rfind(ch, 0, m.start()) for ch in ".;!?\n") + 1:m.start()])
+            for m in _UNASKED.finditer(text)):
+        found.append("unasked")
+    if any(p.search(text) for p in _DECEIVE) or (_SAY_CLAUSE.search(text) and re.search(_UNTRUE, text, _I)):
+        found.append("deceive")
+    if any(p.search(text) for p in _CONCEAL):
+        found.append("conceal")
+    if _OVERRULE.search(text):
+        found.append("overrule")
+    if _TRIGGERED_SAY.search(text):
+        found.append("scripted")
+    return Reading(tuple(found))
+
+
+def directs_for_someone_else(text: str) -> bool:
+    """The gate's test: the note's signals together make it an order given for someone else."""
+    return reading(text).refused
+
+
+__all__ = ["Reading", "directs_for_someone_else", "is_imperative_head", "reading"]
