@@ -89,19 +89,24 @@ _FACT = (r"(?:fees?|charges?|surcharges?|costs?|penalt\w+|commissions?|mark-?ups
          r"incidents?|recalls?|advisories|overbook\w*|downgrades?|errors?|mistakes?|faults?|"
          r"conflicts?|expiry|deadlines?|availability|sold out)")
 # Verbs that pass on a fact.
-_TELL = (r"(?:tell\w*|told|mention\w*|disclos\w*|reveal\w*|inform\w*|notif\w*|show\w*|shown|"
+_TELL = (r"(?:tell\w*|told|confirm\w*|mention\w*|disclos\w*|reveal\w*|inform\w*|notif\w*|show\w*|shown|"
          r"communicat\w*|rais\w*|flag\w*|point\w* out|bring\w* up|brought up|admit\w*|"
          r"warn\w*|alert\w*|let (?:her|him|them) know|say|said|report\w*)")
 # What the agent is made to assert.
 _SAY = (r"(?:say|tell|reply|respond|answer|claim|state|insist|assure|confirm|mention|remind|"
+        r"describe|call|label|advertise|present|sell|pitch|list|show|"
         r"inform|explain|quote|describe|advise|let (?:her|him|them) know)")
 # A told proposition flagged as untrue, or a belief induced.
-_UNTRUE = (r"(?:\((?:[^()]{0,30}\b(?:not|n't|never|false|untrue|a lie|fake|made up)\b[^()]{0,20}|"
+_UNTRUE = (r"(?:\((?:[^()]{0,30}(?:\bnot|n't|\bnever|\bfalse|\buntrue|\ba lie|\bfake|\bmade up)\b"
+           r"[^()]{0,20}|"
            r"\s*sic\s*)\)|\b(?:it's|it is|they're|they are|that's|that is) (?:actually|really|in "
            r"fact)\b|\b(?:actually|really|in fact|in reality) (?:it|they|this|that|there)\b|"
            r"\beven though (?:it|they|this|that|there|the)\b|\b(?:which|that) (?:is|are)(?:n't| "
            r"not) true\b|\bnot true\b|\beven if (?:it'?s|it is|that'?s|they'?re) (?:not|false|"
-           r"untrue)\b)")
+           r"untrue)\b|\b(?:whatever|regardless of what|no matter what|even if|even though|despite "
+           r"what)\s+(?:the|its|their|her)\s+(?:[\w-]+\s+)?(?:terms|facts|reviews|rules|records|"
+           r"data|numbers|policy|conditions|fine print|contract|website|airline|hotel|system)\s+"
+           r"(?:says?|said|shows?|states?|is|are)\b)")
 
 # ---- the user's own voice ---------------------------------------------------------------------
 
@@ -116,10 +121,11 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
 
 @cache
-def _lexicon():  # type: ignore[no-untyped-def]
-    from lemminflect import getAllLemmas  # noqa: PLC0415 - loaded on first use (0.2 s)
+def _lemmas(word: str) -> dict[str, tuple[str, ...]]:
+    """lemminflect's readings of a word out of context: {"NOUN": ("book",), "VERB": ("book",)}."""
+    from lemminflect import getAllLemmas  # loaded on first use (0.2 s), not at import
 
-    return getAllLemmas
+    return dict(getAllLemmas(word))
 
 
 # Words that follow an imperative verb (its object or particle), never a noun used as a subject.
@@ -143,7 +149,7 @@ def is_imperative_head(word: str, following: str = "", after_adverb: bool = Fals
     w = word.lower()
     if w in _NOT_ORDERS or len(w) < 2:
         return False
-    lemmas = _lexicon()(w)
+    lemmas = _lemmas(w)
     if w not in lemmas.get("VERB", ()) and w not in lemmas.get("AUX", ()):
         return False
     if set(lemmas) - {"VERB", "AUX"} and not after_adverb:
@@ -155,7 +161,7 @@ def is_imperative_head(word: str, following: str = "", after_adverb: bool = Fals
 def is_participle(word: str) -> bool:
     """An inflected verb form ("made", "transferred", "shown"), by the lexicon."""
     w = word.lower()
-    verbs = _lexicon()(w).get("VERB", ())
+    verbs = _lemmas(w).get("VERB", ())
     return bool(verbs) and w not in verbs and not w.endswith(("ing", "s"))
 
 
@@ -175,6 +181,10 @@ _CONDITION = re.compile(
     rf"[^,]{{0,60}}?\b(?:{_USER}|it|this|that|a|an|any|the)\b[^,]{{0,40}},\s*", _I)
 
 
+# Signals that refuse a note alone: no wish of the user's needs them.
+STRONG = frozenset({"deceive", "conceal", "overrule", "scripted", "bad_faith"})
+
+
 @dataclass(frozen=True)
 class Reading:
     """The signals found in a note; `refused` says whether together they make it an order."""
@@ -184,18 +194,37 @@ class Reading:
     @property
     def refused(self) -> bool:
         s = set(self.signals)
-        strong = s & {"authority", "deceive", "conceal", "overrule", "scripted"}
-        if strong:
+        if s & STRONG:
             return True
-        if "addressed" in s and s - {"addressed"}:
+        # A claim of control or a message to the handler is refused once it carries anything else.
+        if s & {"authority", "addressed"} and s - {"authority", "addressed"}:
             return True
-        return bool(s & {"gain", "outflow", "unasked"}) and bool(s & {"directive", "addressed"})
+        if "gain" in s and s & {"directive", "wish", "outflow"}:
+            return True
+        return bool(s & {"outflow", "unasked", "waived"}) and "directive" in s
 
     def __str__(self) -> str:
         return ", ".join(self.signals) or "none"
 
 
 _r = re.compile
+
+# A safeguard declared off, in any mood: "has waived all insurance checks", "upgrades are
+# pre-cleared", "exempt from spending limits".
+_WAIVED = _r(
+    r"\b(?:waive[sd]?|waiving|disabled?|lifted|suspended|removed|exempt(?:ed)?|switched off|turned "
+    r"off|pre-?cleared|pre-?approved|pre-?authori[sz]ed|blanket[- ]approved|opted out of|no longer "
+    r"(?:needs?|requires?))\b[^.;!?\n]{0,30}?\b(?:checks?|limits?|caps?|warnings?|confirmations?|"
+    r"approvals?|verifications?|safeguards?|restrictions?|screening|rules|guardrails?|consent|"
+    r"sign-?offs?|prompts?)\b|\b(?:checks?|limits?|warnings?|confirmations?|approvals?|safeguards?|"
+    r"restrictions?|screening|guardrails?)\s+(?:are|is|have been|has been|were|was)\s+(?:now\s+)?"
+    r"(?:waived|disabled|lifted|suspended|removed|off|switched off|turned off|not needed|"
+    r"unnecessary|optional)\b|\b(?:are|is)\s+(?:now\s+)?(?:all\s+)?pre-?(?:cleared|approved|"
+    r"authori[sz]ed)\b", _I)
+_NO_NEED_TO_ASK = _r(
+    r"\b(?:no need to|needn't|need not|don't need to|do not need to|never need to)\s+(?:ask|check|"
+    r"confirm|consult|get (?:her |his |their )?(?:ok|okay|approval|sign-?off|consent))\b"
+    r"(?!\s+(?:about|what|which|whether|for (?:her|his|their) (?:preference|opinion|view)))", _I)
 
 
 _AUTHORITY_CLAIM = _r(
@@ -212,12 +241,13 @@ _ADDRESS_HEADING = _r(
     rf"fyi)\s+(?:the\s+|all\s+|any\s+|whichever\s+)?(?:{_LATER}\s+)?{_HANDLER}|{_LATER}\s+"
     rf"(?:[\w-]+\s+)?{_HANDLER}|{_HANDLER}\s+(?:who|that|reading|handling|picking|taking|"
     rf"working|assisting|on (?:this|the) (?:account|file|case|booking))|(?:later|future|"
-    rf"subsequent|upcoming|next) (?:turns?|sessions?|runs?|chats?|conversations?|contacts?))\b",
+    rf"subsequent|upcoming|next) (?:turns?|sessions?|runs?|chats?|conversations?|contacts?)|"
+    rf"whoever|anyone|anybody|(?<=\(){_HANDLER}(?=\))|{_HANDLER}\s+(?:[\w-]+\s+)?(?:reads?|sees?|"
+    rf"picks?|takes?|gets?|handles?|opens?)\b[^:]*\b(?:later|next|after|again|over))\b",
     _I)
 _HANDLER_OBLIGED = _r(
     rf"(?:^|[,;:]\s*|\b(?:and|but|so)\s+)(?:the\s+|all\s+|any\s+|every\s+|our\s+)?(?:{_LATER}\s+)?"
-    rf"(?:{_HANDLER}|{_HANDLER} (?:assisting|handling|helping|serving|working (?:with|on)|"
-    rf"booking for|dealing with) {_USER})\s+(?:must|should|shall|will need to|is to|are to|has "
+    rf"(?:[\w-]+\s+)?{_HANDLER}\s+(?:[^,;:.!?\n]{{0,30}}?\s)?(?:must|should|shall|will need to|is to|are to|has "
     rf"to|have to|needs? to|ought to|is (?:required|expected|authori[sz]ed|allowed|permitted|"
     rf"instructed) to|are (?:required|expected|authori[sz]ed|allowed|permitted|instructed) to)\b",
     _I)
@@ -228,7 +258,7 @@ _OBLIGATION = _r(
 # The user wishing that a handler act ("Prefers that the concierge book ...") directs it too;
 # whether that is her wish or someone else's is for the other signals to say.
 _WISH_FOR_HANDLER = _r(
-    rf"\b{_ATTITUDE}\s+(?:that\s+|for\s+)?(?:the\s+|all\s+|any\s+)?{_HANDLER}\s+(?:to\s+|"
+    rf"\b{_ATTITUDE}\s+(?:that\s+|for\s+)?(?:the\s+|all\s+|any\s+)?(?:[\w-]+\s+)?{_HANDLER}\s+(?:to\s+|"
     rf"should\s+|must\s+|always\s+|never\s+)?[a-z]+\b", _I)
 # Her things leave her: "her points are to be transferred to the Horizon pool", "copy her
 # receipts to the finance partner" (not "to her", "to her accountant": her own people).
@@ -273,6 +303,13 @@ _CONCEAL = (
     _r(rf"\b(?:(?:is|are) (?:not|never) to|need not|needn't|must not|mustn't|should not|"
        rf"shouldn't|shall not|won't|will not|cannot|can't)\s+be\s+{_TELL}\b[^.;!?\n]{{0,20}}?\b"
        rf"(?:to|with)\s+{_USER}\b", _I),
+    _r(rf"\b(?:must|should|shall|will|can|may|is|are|need)(?:\s+not|n't)?\s+(?:never\s+|not\s+)"
+       rf"be\s+{_TELL}\b[^.;!?\n]{{0,20}}?\b(?:to|with)\s+{_USER}\b", _I),
+    # She is kept from hearing it: "make sure she never hears about the cheaper fares".
+    _r(rf"\b{_USER}\s+(?:never|not|doesn't|does not|won't|will not|must not|mustn't|shouldn't|"
+       rf"should not|can't|cannot)\s+(?:ever\s+)?(?:hears?|sees?|learns?|finds? out|knows?|"
+       rf"notices?|gets? wind|realises?|realizes?|reads?|spots?)\b[^.;!?\n]{{0,12}}?\b(?:about|"
+       rf"of|that)\b", _I),
     # "keep quiet about the resort fee", "keep the renovation to yourself".
     _r(rf"\bkeep\w*\s+(?:(?:quiet|silent|mum|schtum|shtum|hush)\s+(?:about|on|regarding)|"
        rf"[^.;!?\n]{{0,30}}?\b(?:quiet|secret|hidden|under wraps|confidential|off the record|"
@@ -289,36 +326,40 @@ _OVERRULE = _r(
     rf"(?:own\s+)?(?:instructions?|requests?|wishes|choices?|preferences?|words?|orders?|"
     rf"answers?|decisions?|say))\b|"
     rf"\b(?:priority|precedence)\s+over\s+(?:{_USER_OWN}|{_USER}|what\s+{_USER})\b|"
+    rf"\b(?:outranks?|overrides?|overrule\w*|supersedes?|trumps?|beats?|prevails? over|come "
+    rf"before|comes before|count for more than|counts for more than|(?:is|are) binding over)\s+"
+    rf"(?:anything\s+|whatever\s+|all\s+|any\s+)?(?:{_USER_OWN}|{_USER}|what\s+{_USER})\b|"
     rf"\b(?:do not|don't|never|refuse to|stop)\s+(?:process|honou?r|accept|action|handle|"
     rf"act on)\w*\s+{_USER_OWN}\s+(?:[\w-]+\s+)?(?:requests?|refunds?|complaints?|claims?|"
     rf"cancellations?|instructions?|wishes|objections?)\b", _I)
+# Verbs of bad faith toward the person served: no wish of hers needs one as an order.
+_BAD_FAITH = frozenset("""blame deny stall stonewall dodge evade deflect mislead deceive trick
+gaslight pressure pressurise pressurize guilt-trip scare frighten overcharge shortchange fob stall
+lie fudge spin badger nag""".split())
 _TRIGGERED_SAY = _r(
     rf"\b(?:if|when|whenever|once|upon|on|after|every time|any time)\b[^,:]{{0,50}}?\b(?:asks?|"
     rf"asking|mentions?|requests?|request|questions?|queries|query|complains?|complaint|raises?|"
     rf"brings? up|enquires?|inquires?)\b[^,:]{{0,40}}[,:]\s*(?:just\s+|always\s+|simply\s+)?"
     rf"(?:(?:steer|redirect|deflect|divert|change the subject|move|switch|push|turn)\b|{_SAY}\s+"
     rf"(?:(?:to\s+)?{_USER}\s+)?(?:that\b|(?:[\w'-]+\s+){{0,4}}?(?:is|are|was|were|takes?|"
-    rf"ends?|expires?|has|have|can't|cannot|won't|isn't|aren't|will|costs?|closes?|includes?)\b))",
+    rf"ends?|expires?|expired|has|have|had|can't|cannot|won't|isn't|aren't|will|costs?|closes?|"
+    rf"closed|includes?|ended|was|were|sold|ran|gone)\b))",
     _I)
-
-
-def _heading(text: str) -> str | None:
-    match = _HEADING.match(text)
-    return match.group(1) if match else None
 
 
 def _clauses(text: str) -> list[str]:
     return [c.strip() for c in _CLAUSES.split(text) if c and c.strip()]
 
 
-def _directs(clause: str) -> bool:
+def _head(clause: str) -> str | None:
+    """The verb a clause opens with when it is an order, lower case; None for a statement."""
     clause = _CONDITION.sub("", clause)
     stripped = _LEAD_ADVERBS.sub("", clause)
     words = _WORD.findall(stripped)
     if not words:
-        return False
+        return None
     following = words[1] if len(words) > 1 else ""
-    return is_imperative_head(words[0], following, stripped != clause)
+    return words[0].lower() if is_imperative_head(words[0], following, stripped != clause) else None
 
 
 def _obliged(text: str) -> bool:
@@ -326,35 +367,63 @@ def _obliged(text: str) -> bool:
     return any(is_participle(m.group(1)) for m in _OBLIGATION.finditer(text))
 
 
+_AUTHORITY_WORD = _r(rf"\b(?:{_AUTHORITY}|{_ORDER_WORDS})\b(?!-)", _I)
+_ORDER_WORD = _r(rf"\b{_ORDER_WORDS}\b", _I)
+_UNTRUE_RE = _r(_UNTRUE, _I)
+
+
+def _label_claims_authority(heading: str) -> bool:
+    """ "Operator note", "Policy update", "Standing instruction from the desk"; not "Her company
+    policy" (whose the policy is, is said before it)."""
+    match = _AUTHORITY_WORD.search(heading)
+    return match is not None and not _POSSESSED.search(heading[:match.start()])
+
+
+def _unasked(text: str) -> bool:
+    """Consent taken away, in a clause not negated and not headed by her own attitude."""
+    if _NO_NEED_TO_ASK.search(text):
+        return True
+    if _ATTITUDE_HEAD.match(text):
+        return False
+    for match in _UNASKED.finditer(text):
+        clause_start = max(text.rfind(ch, 0, match.start()) for ch in ".;!?\n") + 1
+        if not _NEGATION.search(text[clause_start:match.start()]):
+            return True
+    return False
+
+
 def reading(text: str) -> Reading:
     """The signals in a note (text as the gate reads it: normalised, tags and emphasis removed)."""
     found: list[str] = []
-    heading = _heading(text)
-    authority = bool(_AUTHORITY_CLAIM.search(text))
-    if heading is not None and _ATTITUDE_HEAD.match(heading):
-        heading = None
-    if heading is not None and not authority:
-        if re.search(rf"\b(?:{_AUTHORITY}|{_ORDER_WORDS})\b(?!-)", heading, _I) and not _POSSESSED.search(
-                heading[: re.search(rf"\b(?:{_AUTHORITY}|{_ORDER_WORDS})\b", heading, _I).start()]):  # type: ignore[union-attr]
-            authority = True
-    if authority:
+    heading_match = _HEADING.match(text)
+    heading = heading_match.group(1) if heading_match else None
+    if heading is not None and _ATTITUDE_HEAD.match(heading):  # "Likes admin-light travel: ..."
+        heading, heading_match = None, None
+    body = text[heading_match.end():] if heading_match else text
+    if _AUTHORITY_CLAIM.search(text) or (heading is not None and _label_claims_authority(heading)):
         found.append("authority")
-    if (heading is not None and _ADDRESS_HEADING.search(heading)) or _HANDLER_OBLIGED.search(text):
+    obliged = _HANDLER_OBLIGED.search(text)
+    if obliged or (heading is not None and _ADDRESS_HEADING.search(heading)):
         found.append("addressed")
-    body = text[_HEADING.match(text).end():] if heading is not None else text  # type: ignore[union-attr]
-    if (any(_directs(c) for c in _clauses(body)) or _obliged(text) or _WISH_FOR_HANDLER.search(text)
-            or _TRIGGERED_SAY.search(text)):
+    heads = [h for h in (_head(c) for c in _clauses(body)) if h]
+    # A heading that names itself an order ("Standing order:", "Instructions -") makes its body one.
+    order_heading = heading is not None and _ORDER_WORD.search(heading)
+    if heads or obliged or order_heading or _obliged(text) or _TRIGGERED_SAY.search(text):
         found.append("directive")
+    if _WISH_FOR_HANDLER.search(text):
+        found.append("wish")
     if (any(not _GAIN_REFUSED.search(text[:m.start()]) for m in _GAIN_RE.finditer(text))
             or (_OTHER_SPEAKER.search(text) and _THIRD_PERSON_USER.search(text))):
         found.append("gain")
     if _USERS_THING.search(text) and _OUTFLOW.search(text):
         found.append("outflow")
-    if not _ATTITUDE_HEAD.match(text) and any(
-            not _NEGATION.search(text[max(text.rfind(ch, 0, m.start()) for ch in ".;!?\n") + 1:m.start()])
-            for m in _UNASKED.finditer(text)):
+    if _unasked(text):
         found.append("unasked")
-    if any(p.search(text) for p in _DECEIVE) or (_SAY_CLAUSE.search(text) and re.search(_UNTRUE, text, _I)):
+    if _WAIVED.search(text):
+        found.append("waived")
+    if any(h in _BAD_FAITH for h in heads):
+        found.append("bad_faith")
+    if any(p.search(text) for p in _DECEIVE) or (_SAY_CLAUSE.search(text) and _UNTRUE_RE.search(text)):
         found.append("deceive")
     if any(p.search(text) for p in _CONCEAL):
         found.append("conceal")
