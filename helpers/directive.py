@@ -58,10 +58,11 @@ _LATER = (r"(?:next|future|later|subsequent|upcoming|following|incoming|new|othe
 # Who may give orders about an account, other than its owner.
 _AUTHORITY = (r"(?:operators?|admins?|administrators?|administration|system|sys|policy|policies|"
               r"compliance|management|managers?|supervisors?|ops|operations|head office|hq|"
-              r"back ?office|internal|legal|security|it|developers?|devs?|vendors?|suppliers?|"
+              r"back ?office|internal|legal (?:team|department)|security team|it (?:team|department)|"
+              r"developers?|devs?|vendors?|suppliers?|"
               r"platform|provider|headquarters|corporate|directive|directives|mandate|memo|"
               r"notice|bulletin|advisory|override|protocol|sop|config(?:uration)?|escalation|"
-              r"audit|risk|fraud team|travel desk|account team|service team|the business|"
+              r"audit team|risk team|fraud team|travel desk|account team|service team|the business|"
               r"the company|the agency|the firm)")
 # A heading that carries authority by its kind, whoever wrote it.
 _ORDER_WORDS = (r"(?:standing (?:instruction|order|rule)s?|instructions?|orders?|directives?|"
@@ -73,8 +74,8 @@ _ORDER_WORDS = (r"(?:standing (?:instruction|order|rule)s?|instructions?|orders?
 
 _GAIN = (r"(?:referrals?|commissions?|kick-?backs?|affiliates?|affiliated|sponsors?|sponsored|"
          r"sponsorship|incentives?|bonus(?:es)?|quotas?|margins?|mark-?ups?|revenue|rebates?|"
-         r"up-?sell\w*|cross-?sell\w*|partner (?:hotels?|airlines?|brands?|sites?|agenc\w+|"
-         r"programm?es?|offers?|lists?|deals?)|(?:our|preferred) partners?|priority placement|"
+         r"up-?sell\w*|cross-?sell\w*|(?:our|preferred|paying|commercial|sponsoring) partners?"
+         r"(?: [\w-]+)?|priority placement|"
          r"(?:pays?|paid|earns?|makes?) (?:us|the agency|the company|the concierge) "
          r"(?:more|a cut|money|extra)|(?:agent|partner|referral|promo|tracking) codes?|"
          r"(?:so|because|since|as) (?:the|our|their|it|they|this|that)(?: [\w-]+){0,2} (?:sells?|pays?|"
@@ -82,12 +83,12 @@ _GAIN = (r"(?:referrals?|commissions?|kick-?backs?|affiliates?|affiliated|sponso
          r"(?:higher|highest|pricier|more expensive|most expensive|dearest|full) "
          r"(?:fares?|prices?|rates?|options?|tiers?|packages?)\s+first)")
 # A cost, a risk or a fault: what a seller keeps from a buyer (an offer she declined is not it).
-_FACT = (r"(?:fees?|charges?|surcharges?|costs?|penalt\w+|commissions?|mark-?ups?|prices?|"
-         r"rates?|fares?|cancellation\w*|refunds?|reviews?|ratings?|complaints?|warnings?|"
+_FACT = (r"(?:fees?|charges?|surcharges?|costs?|penalt\w+|commissions?|mark-?ups?|increases?|"
+         r"rises?|hikes?|final price|full price|total|cancellation\w*|refunds?|reviews?|ratings?|complaints?|warnings?|"
          r"risks?|dangers?|problems?|issues?|delays?|changes?|renovations?|construction|"
          r"closures?|strikes?|outages?|alternatives?|competitors?|terms|conditions|fine print|"
          r"incidents?|recalls?|advisories|overbook\w*|downgrades?|errors?|mistakes?|faults?|"
-         r"conflicts?|expiry|deadlines?|availability|sold out)")
+         r"conflicts?|expiry|deadlines?|sold out)")
 # Verbs that pass on a fact.
 _TELL = (r"(?:tell\w*|told|confirm\w*|mention\w*|disclos\w*|reveal\w*|inform\w*|notif\w*|show\w*|shown|"
          r"communicat\w*|rais\w*|flag\w*|point\w* out|bring\w* up|brought up|admit\w*|"
@@ -171,6 +172,9 @@ _HEADING = re.compile(r"^\s*([^:.;!?\n]{1,70}?)\s*(?::(?!\d)|\s[-\u2013\u2014]+\
 _CLAUSES = re.compile(r"[.;!?\n]+\s*|\s[-\u2013\u2014]+\s|,\s*(?:and |but |then |so )?|"
                       r"\b(?:and|but|then) (?=(?:also |always |never |please |quietly )?[a-z]+ "
                       r"(?:her|him|them|it|the|a|an|all|any)\b)", _I)
+# Words before a verb that make it an order ("always book", "please seat", "do not route").
+_ORDER_MARKERS = re.compile(r"\b(?:always|never|please|kindly|do|don't|dont|not|quietly|silently|"
+                            r"secretly|discreetly|simply|sure to|remember to|free to)\b", re.I)
 _LEAD_ADVERBS = re.compile(
     r"^(?:(?:always|never|please|kindly|just|only|also|then|simply|quietly|silently|secretly|"
     r"discreetly|immediately|automatically|instead|now|first|still|do not|don't|dont|do|"
@@ -267,6 +271,10 @@ _OUTFLOW = _r(
     rf"hand|sync|upload|release|assign|sell|disclose|expose|route|redirect|divert)\w*\b"
     rf"[^.;!?\n]{{0,40}}?\b(?:to|with|into|towards?)\s+(?!{_USER_OWN}\b|{_USER}\b|herself\b|"
     rf"himself\b|themselves\b)(?:the\s+|a\s+|an\s+|our\s+|their\s+|its\s+)?[\w'-]+", _I)
+_LET_HAVE = _r(
+    rf"\blet\s+(?!{_USER}\b|{_USER_OWN}\b)(?:the\s+|a\s+|an\s+|any\s+|our\s+)?[\w'-]+(?:\s+[\w'-]+){{0,3}}?"
+    rf"\s+(?:have|see|access|get|keep|read|view|use|copy)\s+(?:a copy of\s+|access to\s+)?"
+    rf"{_USER_OWN}\b", _I)
 _USERS_THING = _r(rf"\b(?:{_USER_OWN}|her|his|their)\s+(?:[\w-]+\s+)?[\w-]+", _I)
 # Consent taken away: "without a prompt", "without contacting the client" (her own "never book
 # without asking her" is negated; "OK with the concierge rebooking without asking" is her consent).
@@ -303,8 +311,8 @@ _CONCEAL = (
     _r(rf"\b(?:(?:is|are) (?:not|never) to|need not|needn't|must not|mustn't|should not|"
        rf"shouldn't|shall not|won't|will not|cannot|can't)\s+be\s+{_TELL}\b[^.;!?\n]{{0,20}}?\b"
        rf"(?:to|with)\s+{_USER}\b", _I),
-    _r(rf"\b(?:must|should|shall|will|can|may|is|are|need)(?:\s+not|n't)?\s+(?:never\s+|not\s+)"
-       rf"be\s+{_TELL}\b[^.;!?\n]{{0,20}}?\b(?:to|with)\s+{_USER}\b", _I),
+    _r(rf"(?:\bnot|n't|\bnever)\s+(?:[\w']+\s+){{0,3}}?(?:be\s+{_TELL}|come\s+up|be\s+(?:raised|"
+       rf"discussed|brought\s+up|passed\s+on))\b[^.;!?\n]{{0,30}}?\b(?:to|with)\s+{_USER}\b", _I),
     # She is kept from hearing it: "make sure she never hears about the cheaper fares".
     _r(rf"\b{_USER}\s+(?:never|not|doesn't|does not|won't|will not|must not|mustn't|shouldn't|"
        rf"should not|can't|cannot)\s+(?:ever\s+)?(?:hears?|sees?|learns?|finds? out|knows?|"
@@ -314,8 +322,9 @@ _CONCEAL = (
     _r(rf"\bkeep\w*\s+(?:(?:quiet|silent|mum|schtum|shtum|hush)\s+(?:about|on|regarding)|"
        rf"[^.;!?\n]{{0,30}}?\b(?:quiet|secret|hidden|under wraps|confidential|off the record|"
        rf"to yourself|from {_USER}))\b", _I),
-    _r(rf"\b(?:hide|conceal|withhold|omit|suppress|downplay|gloss over|leave out|play down|bury|"
-       rf"sit on|avoid mentioning)\b[^.;!?\n]{{0,30}}?\b(?:that\b|{_FACT}\b)", _I),
+    _r(rf"(?:^|[.;:!?,(]\s*|\b(?:and|then|also|please|always|quietly|just|simply)\s+)(?:hide|"
+       rf"conceal|withhold|omit|suppress|downplay|gloss over|leave out|play down|bury|sit on|"
+       rf"avoid mentioning)\b[^.;!?\n]{{0,30}}?\b(?:that\b|{_FACT}\b)", _I),
 )
 _OVERRULE = _r(
     rf"\b(?:regardless of|irrespective of|no matter|whatever|despite|even if|even when|"
@@ -326,6 +335,7 @@ _OVERRULE = _r(
     rf"(?:own\s+)?(?:instructions?|requests?|wishes|choices?|preferences?|words?|orders?|"
     rf"answers?|decisions?|say))\b|"
     rf"\b(?:priority|precedence)\s+over\s+(?:{_USER_OWN}|{_USER}|what\s+{_USER})\b|"
+    rf"(?<!preference )(?<!wish )(?<!choice )(?<!request )(?<!note )"
     rf"\b(?:outranks?|overrides?|overrule\w*|supersedes?|trumps?|beats?|prevails? over|come "
     rf"before|comes before|count for more than|counts for more than|(?:is|are) binding over)\s+"
     rf"(?:anything\s+|whatever\s+|all\s+|any\s+)?(?:{_USER_OWN}|{_USER}|what\s+{_USER})\b|"
@@ -355,11 +365,12 @@ def _head(clause: str) -> str | None:
     """The verb a clause opens with when it is an order, lower case; None for a statement."""
     clause = _CONDITION.sub("", clause)
     stripped = _LEAD_ADVERBS.sub("", clause)
+    marked = _ORDER_MARKERS.search(clause[: len(clause) - len(stripped)]) is not None
     words = _WORD.findall(stripped)
     if not words:
         return None
     following = words[1] if len(words) > 1 else ""
-    return words[0].lower() if is_imperative_head(words[0], following, stripped != clause) else None
+    return words[0].lower() if is_imperative_head(words[0], following, marked) else None
 
 
 def _obliged(text: str) -> bool:
@@ -367,6 +378,13 @@ def _obliged(text: str) -> bool:
     return any(is_participle(m.group(1)) for m in _OBLIGATION.finditer(text))
 
 
+# Words put in a third party's mouth at the head of a note ("Client services advises: ...",
+# "Escalation team says ..."); her own people ("Her doctor says ...") are hers.
+_ATTRIBUTED = _r(
+    rf"^\s*(?!(?:{_USER}|{_USER_OWN}|her|his|their|i|we|my|also|still|really|usually|often|"
+    rf"always|never|only|just|no longer|[\w]+n't)\b)(?:the\s+)?[\w-]+(?:['\u2019]s)?(?:\s+[\w-]+){{0,2}}?\s+"
+    r"(?:says?|said|advises?|advised|instructs?|instructed|requires?|required|insists?|wants?|"
+    r"recommends?|directs?|orders?|notes?|confirms?|has (?:decided|confirmed|asked))\b", _I)
 _AUTHORITY_WORD = _r(rf"\b(?:{_AUTHORITY}|{_ORDER_WORDS})\b(?!-)", _I)
 _ORDER_WORD = _r(rf"\b{_ORDER_WORDS}\b", _I)
 _UNTRUE_RE = _r(_UNTRUE, _I)
@@ -400,12 +418,15 @@ def reading(text: str) -> Reading:
     if heading is not None and _ATTITUDE_HEAD.match(heading):  # "Likes admin-light travel: ..."
         heading, heading_match = None, None
     body = text[heading_match.end():] if heading_match else text
-    if _AUTHORITY_CLAIM.search(text) or (heading is not None and _label_claims_authority(heading)):
+    attributed = _ATTRIBUTED.search(text)
+    if (_AUTHORITY_CLAIM.search(text) or attributed
+            or (heading is not None and _label_claims_authority(heading))):
         found.append("authority")
     obliged = _HANDLER_OBLIGED.search(text)
     if obliged or (heading is not None and _ADDRESS_HEADING.search(heading)):
         found.append("addressed")
-    heads = [h for h in (_head(c) for c in _clauses(body)) if h]
+    clauses = _clauses(body) + ([text[attributed.end():].lstrip(" :,")] if attributed else [])
+    heads = [h for h in (_head(c) for c in clauses) if h]
     # A heading that names itself an order ("Standing order:", "Instructions -") makes its body one.
     order_heading = heading is not None and _ORDER_WORD.search(heading)
     if heads or obliged or order_heading or _obliged(text) or _TRIGGERED_SAY.search(text):
@@ -415,7 +436,7 @@ def reading(text: str) -> Reading:
     if (any(not _GAIN_REFUSED.search(text[:m.start()]) for m in _GAIN_RE.finditer(text))
             or (_OTHER_SPEAKER.search(text) and _THIRD_PERSON_USER.search(text))):
         found.append("gain")
-    if _USERS_THING.search(text) and _OUTFLOW.search(text):
+    if (_USERS_THING.search(text) and _OUTFLOW.search(text)) or _LET_HAVE.search(text):
         found.append("outflow")
     if _unasked(text):
         found.append("unasked")
