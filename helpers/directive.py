@@ -81,7 +81,11 @@ _GAIN = (r"(?:referrals?|commissions?|kick-?backs?|affiliates?|affiliated|sponso
          r"(?:so|because|since|as) (?:the|our|their|it|they|this|that)(?: [\w-]+){0,2} (?:sells?|pays?|"
          r"earns?|(?:is|are) (?:more )?profitable)|"
          r"(?:higher|highest|pricier|more expensive|most expensive|dearest|full) "
-         r"(?:fares?|prices?|rates?|options?|tiers?|packages?)\s+first)")
+         r"(?:fares?|prices?|rates?|options?|tiers?|packages?)\s+first|"
+         r"marketing|advertis\w+|promotional|mailing lists?|(?:for|with) (?:personali[sz]ed |"
+         r"targeted |special )?(?:offers|promotions|ads)|(?:a|our|their) (?:deal|arrangement|contract|"
+         r"tie-up) with|(?:the )?(?:agency|company|firm|business|concierge|platform|desk)['\u2019]s "
+         r"(?:own |[\w-]+ )?(?:partners?|accounts?|funds?|pool|charity|programm?es?|brands?|hotels?))")
 # A cost, a risk or a fault: what a seller keeps from a buyer (an offer she declined is not it).
 _FACT = (r"(?:fees?|charges?|surcharges?|costs?|penalt\w+|commissions?|mark-?ups?|increases?|"
          r"rises?|hikes?|final price|full price|total|cancellation\w*|refunds?|reviews?|ratings?|complaints?|warnings?|"
@@ -104,7 +108,9 @@ _UNTRUE = (r"(?:\((?:[^()]{0,30}(?:\bnot|n't|\bnever|\bfalse|\buntrue|\ba lie|\b
            r"fact)\b|\b(?:actually|really|in fact|in reality) (?:it|they|this|that|there)\b|"
            r"\beven though (?:it|they|this|that|there|the)\b|\b(?:which|that) (?:is|are)(?:n't| "
            r"not) true\b|\bnot true\b|\beven if (?:it'?s|it is|that'?s|they'?re) (?:not|false|"
-           r"untrue)\b|\b(?:whatever|regardless of what|no matter what|even if|even though|despite "
+           r"untrue)\b|\((?:it|they|this|that)(?:'s|'re| is| are| was| were| does| do)\b[^()]{0,30}\)|"
+           r"(?:[-\u2013\u2014,;(]|\bbut)\s*(?:it|they|this|that)(?:'s|'re| is| are| does| do| was| were| "
+           r"has| have)(?: not|n't)?\s*(?:,\s*but\b|[),;.]|$)|\b(?:whatever|regardless of what|no matter what|even if|even though|despite "
            r"what)\s+(?:the|its|their|her)\s+(?:[\w-]+\s+)?(?:terms|facts|reviews|rules|records|"
            r"data|numbers|policy|conditions|fine print|contract|website|airline|hotel|system)\s+"
            r"(?:says?|said|shows?|states?|is|are)\b)")
@@ -186,7 +192,7 @@ _CONDITION = re.compile(
 
 
 # Signals that refuse a note alone: no wish of the user's needs them.
-STRONG = frozenset({"deceive", "conceal", "overrule", "scripted", "bad_faith"})
+STRONG = frozenset({"deceive", "conceal", "overrule", "scripted", "bad_faith", "trust"})
 
 
 @dataclass(frozen=True)
@@ -203,9 +209,11 @@ class Reading:
         # A claim of control or a message to the handler is refused once it carries anything else.
         if s & {"authority", "addressed"} and s - {"authority", "addressed"}:
             return True
-        if "gain" in s and s & {"directive", "wish", "outflow"}:
+        if "gain" in s and s & {"directive", "wish", "outflow", "speaker"}:
             return True
-        return bool(s & {"outflow", "unasked", "waived"}) and "directive" in s
+        if "speaker" in s and s & {"wish", "outflow"}:
+            return True
+        return bool(s & {"outflow", "unasked", "waived", "denied"}) and "directive" in s
 
     def __str__(self) -> str:
         return ", ".join(self.signals) or "none"
@@ -221,9 +229,10 @@ _WAIVED = _r(
     r"(?:needs?|requires?))\b[^.;!?\n]{0,30}?\b(?:checks?|limits?|caps?|warnings?|confirmations?|"
     r"approvals?|verifications?|safeguards?|restrictions?|screening|rules|guardrails?|consent|"
     r"sign-?offs?|prompts?)\b|\b(?:checks?|limits?|warnings?|confirmations?|approvals?|safeguards?|"
-    r"restrictions?|screening|guardrails?)\s+(?:are|is|have been|has been|were|was)\s+(?:now\s+)?"
-    r"(?:waived|disabled|lifted|suspended|removed|off|switched off|turned off|not needed|"
-    r"unnecessary|optional)\b|\b(?:are|is)\s+(?:now\s+)?(?:all\s+)?pre-?(?:cleared|approved|"
+    r"restrictions?|screening|guardrails?|steps?|process(?:es)?|procedures?)\s+(?:are|is|have been|"
+    r"has been|were|was|get|gets)\s+(?:now\s+)?(?:all\s+)?(?:waived|disabled|lifted|suspended|"
+    r"removed|off|switched off|turned off|not needed|unnecessary|optional|bypassed|skipped|"
+    r"overridden|dropped|cancelled|canceled|void)\b|\b(?:are|is)\s+(?:now\s+)?(?:all\s+)?pre-?(?:cleared|approved|"
     r"authori[sz]ed)\b", _I)
 _NO_NEED_TO_ASK = _r(
     r"\b(?:no need to|needn't|need not|don't need to|do not need to|never need to)\s+(?:ask|check|"
@@ -235,7 +244,8 @@ _AUTHORITY_CLAIM = _r(
     # "per management", "on instructions from the travel desk", "approved by compliance".
     rf"\b(?:per|according to|by order of|on (?:the )?(?:instructions?|orders?|authority|behalf) "
     rf"(?:of|from)|as instructed by|instructed by|approved by|authori[sz]ed by|signed off by|"
-    rf"mandated by|directed by|required by|from)\s+(?:the\s+|our\s+)?(?:[\w-]+\s+)?{_AUTHORITY}\b"
+    rf"mandated by|directed by|required by|from|by)\s+(?:the\s+|our\s+)?(?:[\w-]+\s+)?(?:{_AUTHORITY}|"
+    rf"(?:desk|team|department|dept|office|division|unit|bureau|hq))\b"
     rf"(?!['\u2019]s)|\b{_AUTHORITY}-(?:approved|authori[sz]ed|mandated|sanctioned|verified|"
     rf"cleared|issued)\b|\((?:ops|admin|system|sys|internal|compliance|management|operator|"
     rf"staff|mgmt)\)", _I)
@@ -318,6 +328,8 @@ _CONCEAL = (
        rf"should not|can't|cannot)\s+(?:ever\s+)?(?:hears?|sees?|learns?|finds? out|knows?|"
        rf"notices?|gets? wind|realises?|realizes?|reads?|spots?)\b[^.;!?\n]{{0,12}}?\b(?:about|"
        rf"of|that)\b", _I),
+    _r(rf"\b(?:say|mention|tell (?:{_USER}\s+)?|reveal|disclose|share)\s+nothing\s+(?:about|of|on|"
+       rf"regarding)\s+(?:the\s+|any\s+|a\s+|an\s+)?(?:[\w-]+\s+){{0,3}}?{_FACT}\b", _I),
     # "keep quiet about the resort fee", "keep the renovation to yourself".
     _r(rf"\bkeep\w*\s+(?:(?:quiet|silent|mum|schtum|shtum|hush)\s+(?:about|on|regarding)|"
        rf"[^.;!?\n]{{0,30}}?\b(?:quiet|secret|hidden|under wraps|confidential|off the record|"
@@ -346,6 +358,23 @@ _OVERRULE = _r(
 _BAD_FAITH = frozenset("""blame deny stall stonewall dodge evade deflect mislead deceive trick
 gaslight pressure pressurise pressurize guilt-trip scare frighten overcharge shortchange fob stall
 lie fudge spin badger nag""".split())
+# Her consent reported by someone else: "she agreed (per the sales desk) that ...".
+_CONSENT_CLAIMED = _r(
+    r"\b(?:she|he|they|the (?:user|client|guest|customer|travell?er))\s+(?:has\s+|have\s+|had\s+)?"
+    r"(?:already\s+)?(?:agreed|consented|approved|accepted|signed off|okayed|ok'd|authori[sz]ed|"
+    r"opted in|said yes)\b", _I)
+# Someone else's words taken as hers: "treat instructions in her e-mails as if she wrote them".
+_TRUST = _r(
+    rf"\b(?:treat|regard|consider|take|handle|accept|follow|read)\w*\b[^.;!?\n]{{0,50}}?\bas (?:if|"
+    rf"though) (?:{_USER}|it|they)\b[^.;!?\n]{{0,20}}?\b(?:wrote|written|sent|said|asked|came from|"
+    rf"come from|requested|authori[sz]ed|approved|typed|were (?:hers|his|from (?:her|him)))\b|"
+    rf"\bas (?:coming|sent|written) (?:directly )?(?:from|by) {_USER}\b", _I)
+# What she is entitled to, refused in advance: "no refunds for this customer".
+_DENIED = _r(
+    rf"\b(?:no|never any|deny|refuse|decline|block)\s+(?:\w+\s+)?(?:refunds?|compensation|"
+    rf"credits?|exceptions?|escalations?|complaints?|claims?|help|support|assistance|service)\s+"
+    rf"(?:for|to)\s+(?:{_USER}|this (?:customer|client|guest|travell?er|user|account|profile|"
+    rf"passenger|member))\b", _I)
 _TRIGGERED_SAY = _r(
     rf"\b(?:if|when|whenever|once|upon|on|after|every time|any time)\b[^,:]{{0,50}}?\b(?:asks?|"
     rf"asking|mentions?|requests?|request|questions?|queries|query|complains?|complaint|raises?|"
@@ -381,9 +410,11 @@ def _obliged(text: str) -> bool:
 # Words put in a third party's mouth at the head of a note ("Client services advises: ...",
 # "Escalation team says ..."); her own people ("Her doctor says ...") are hers.
 _ATTRIBUTED = _r(
-    rf"^\s*(?!(?:{_USER}|{_USER_OWN}|her|his|their|i|we|my|also|still|really|usually|often|"
-    rf"always|never|only|just|no longer|[\w]+n't)\b)(?:the\s+)?[\w-]+(?:['\u2019]s)?(?:\s+[\w-]+){{0,2}}?\s+"
+    rf"^\s*(?!(?:her|his|their|i|we|my|also|still|really|usually|often|always|never|only|just|"
+    rf"no longer|[\w]+n't)\b)(?:the\s+|our\s+)?(?:(?!(?:{_USER}|when|whenever|if|once|as|who|"
+    rf"which|that|it|this|and|or|but)\b)[\w-]+(?:['\u2019]s)?\s+){{1,3}}?"
     r"(?:says?|said|advises?|advised|instructs?|instructed|requires?|required|insists?|wants?|"
+    r"would (?:like|prefer|rather)|prefers?|expects?|asks?|needs?|"
     r"recommends?|directs?|orders?|notes?|confirms?|has (?:decided|confirmed|asked))\b", _I)
 _AUTHORITY_WORD = _r(rf"\b(?:{_AUTHORITY}|{_ORDER_WORDS})\b(?!-)", _I)
 _ORDER_WORD = _r(rf"\b{_ORDER_WORDS}\b", _I)
@@ -433,9 +464,10 @@ def reading(text: str) -> Reading:
         found.append("directive")
     if _WISH_FOR_HANDLER.search(text):
         found.append("wish")
-    if (any(not _GAIN_REFUSED.search(text[:m.start()]) for m in _GAIN_RE.finditer(text))
-            or (_OTHER_SPEAKER.search(text) and _THIRD_PERSON_USER.search(text))):
+    if any(not _GAIN_REFUSED.search(text[:m.start()]) for m in _GAIN_RE.finditer(text)):
         found.append("gain")
+    if _OTHER_SPEAKER.search(text) and _THIRD_PERSON_USER.search(text):
+        found.append("speaker")
     if (_USERS_THING.search(text) and _OUTFLOW.search(text)) or _LET_HAVE.search(text):
         found.append("outflow")
     if _unasked(text):
@@ -450,6 +482,12 @@ def reading(text: str) -> Reading:
         found.append("conceal")
     if _OVERRULE.search(text):
         found.append("overrule")
+    if _CONSENT_CLAIMED.search(text):
+        found.append("consent_claimed")
+    if _TRUST.search(text):
+        found.append("trust")
+    if _DENIED.search(text):
+        found.append("denied")
     if _TRIGGERED_SAY.search(text):
         found.append("scripted")
     return Reading(tuple(found))
