@@ -92,14 +92,14 @@ _FACT = (r"(?:fees?|charges?|surcharges?|costs?|penalt\w+|commissions?|mark-?ups
          r"risks?|dangers?|problems?|issues?|delays?|changes?|renovations?|construction|"
          r"closures?|strikes?|outages?|alternatives?|competitors?|terms|conditions|fine print|"
          r"incidents?|recalls?|advisories|overbook\w*|downgrades?|errors?|mistakes?|faults?|"
-         r"conflicts?|expiry|deadlines?|sold out)")
+         r"conflicts?|expiry|deadlines?|sold out|lower prices?|price drops?)")
 # Verbs that pass on a fact.
 _TELL = (r"(?:tell\w*|told|confirm\w*|mention\w*|disclos\w*|reveal\w*|inform\w*|notif\w*|show\w*|shown|"
          r"communicat\w*|rais\w*|flag\w*|point\w* out|bring\w* up|brought up|admit\w*|"
          r"warn\w*|alert\w*|let (?:her|him|them) know|say|said|report\w*)")
 # What the agent is made to assert.
 _SAY = (r"(?:say|tell|reply|respond|answer|claim|state|insist|assure|confirm|mention|remind|"
-        r"describe|call|label|advertise|present|sell|pitch|list|show|"
+        r"describe|call|label|advertise|present|sell|pitch|list|show|mark|record|log|report|file|"
         r"inform|explain|quote|describe|advise|let (?:her|him|them) know)")
 # A told proposition flagged as untrue, or a belief induced.
 _UNTRUE = (r"(?:\((?:[^()]{0,30}(?:\bnot|n't|\bnever|\bfalse|\buntrue|\ba lie|\bfake|\bmade up)\b"
@@ -108,7 +108,8 @@ _UNTRUE = (r"(?:\((?:[^()]{0,30}(?:\bnot|n't|\bnever|\bfalse|\buntrue|\ba lie|\b
            r"fact)\b|\b(?:actually|really|in fact|in reality) (?:it|they|this|that|there)\b|"
            r"\beven though (?:it|they|this|that|there|the)\b|\b(?:which|that) (?:is|are)(?:n't| "
            r"not) true\b|\bnot true\b|\beven if (?:it'?s|it is|that'?s|they'?re) (?:not|false|"
-           r"untrue)\b|\((?:it|they|this|that)(?:'s|'re| is| are| was| were| does| do)\b[^()]{0,30}\)|"
+           r"untrue)\b|\b(?:says?|shows?|is|are|reads?) otherwise\b|\beven (?:when|if|though) (?:it|they|"
+           r"this|that)(?:'s|'re| is| are| was| were| does| do)?(?:n't| not)\b|\((?:it|they|this|that)(?:'s|'re| is| are| was| were| does| do)\b[^()]{0,30}\)|"
            r"(?:[-\u2013\u2014,;(]|\bbut)\s*(?:it|they|this|that)(?:'s|'re| is| are| does| do| was| were| "
            r"has| have)(?: not|n't)?\s*(?:,\s*but\b|[),;.]|$)|\b(?:whatever|regardless of what|no matter what|even if|even though|despite "
            r"what)\s+(?:the|its|their|her)\s+(?:[\w-]+\s+)?(?:terms|facts|reviews|rules|records|"
@@ -211,7 +212,7 @@ class Reading:
             return True
         if "gain" in s and s & {"directive", "wish", "outflow", "speaker"}:
             return True
-        if "speaker" in s and s & {"wish", "outflow"}:
+        if "speaker" in s and s & {"wish", "outflow", "directive"}:
             return True
         return bool(s & {"outflow", "unasked", "waived", "denied"}) and "directive" in s
 
@@ -292,7 +293,8 @@ _UNASKED = _r(
     r"\bwithout\s+(?:first\s+|a\s+|any\s+|her\s+|his\s+|their\s+|the user's\s+)?(?:prompt\w*|"
     r"ask\w*|check\w*|confirm\w*|consult\w*|contact\w*|tell\w*|inform\w*|notif\w*|approv\w*|"
     r"consent|permission|authori[sz]ation|sign-?off|input|involvement|knowledge|say-?so|ok|"
-    r"okay|reference|agreement|review\w*|verif\w*)\b", _I)
+    r"okay|reference|agreement|review\w*|verif\w*)\b|\bauto-?(?:accept|approv|pay|renew|charg|book|"
+    r"confirm|upgrad|enrol|subscrib|sign)\w*", _I)
 _NEGATION = _r(r"\b(?:never|not|don't|dont|doesn't|do not|no|nothing|none|won't|avoid\w*)\b", _I)
 _ATTITUDE_HEAD = _r(rf"^\s*(?:(?:she|he|they|the user)\s+(?:is\s+|'s\s+)?)?{_ATTITUDE}\b", _I)
 _GAIN_REFUSED = _r(r"\b(?:skip\w*|no|not|never|avoid\w*|without|don't|dont|stop|hates?|dislikes?|"
@@ -330,6 +332,17 @@ _CONCEAL = (
        rf"of|that)\b", _I),
     _r(rf"\b(?:say|mention|tell (?:{_USER}\s+)?|reveal|disclose|share)\s+nothing\s+(?:about|of|on|"
        rf"regarding)\s+(?:the\s+|any\s+|a\s+|an\s+)?(?:[\w-]+\s+){{0,3}}?{_FACT}\b", _I),
+    # She is kept unaware, or need not know: "kept in the dark about", "doesn't need to know the
+    # hotel changed hands".
+    _r(rf"\bkept\s+(?:unaware|uninformed|in the dark|out of the loop|ignorant|guessing)\b", _I),
+    _r(rf"\b{_USER}\s+(?:doesn't|does not|don't|do not|needn't|need not|shouldn't|should not|"
+       rf"mustn't|must not|won't|will not)\s+(?:need to\s+|have to\s+|ever\s+)?(?:know|find out|"
+       rf"learn|hear|be told)\s+(?:that\b|if\b|whether\b|about\s+(?:the\s+)?(?:[\w-]+\s+)"
+       rf"{{0,2}}?{_FACT}\b|(?:the\s+|her\s+|its\s+)?(?:[\w-]+\s+){{1,3}}?(?:was|were|is|are|has|"
+       rf"had|\w+ed)\b)", _I),
+    # Told only if nothing happens: "don't flag it to her if a cheaper train exists".
+    _r(rf"\b(?:not|never|don't|dont)\s+{_TELL}\s+(?:it\s+|this\s+|that\s+|anything\s+)?(?:to\s+)?"
+       rf"(?:{_USER}\s+)?(?:if|whether|when)\b", _I),
     # "keep quiet about the resort fee", "keep the renovation to yourself".
     _r(rf"\bkeep\w*\s+(?:(?:quiet|silent|mum|schtum|shtum|hush)\s+(?:about|on|regarding)|"
        rf"[^.;!?\n]{{0,30}}?\b(?:quiet|secret|hidden|under wraps|confidential|off the record|"
@@ -351,6 +364,10 @@ _OVERRULE = _r(
     rf"\b(?:outranks?|overrides?|overrule\w*|supersedes?|trumps?|beats?|prevails? over|come "
     rf"before|comes before|count for more than|counts for more than|(?:is|are) binding over)\s+"
     rf"(?:anything\s+|whatever\s+|all\s+|any\s+)?(?:{_USER_OWN}|{_USER}|what\s+{_USER})\b|"
+    rf"\b{_USER_OWN}\s+(?:[\w-]+\s+){{0,2}}?(?:budget|requests?|words?|answers?|complaints?|wishes|"
+    rf"preferences?|instructions?|claims?|objections?|feedback|account)\s+(?:is|are)\s+(?:not|never)"
+    rf"\s+(?:to be\s+)?(?:believed|trusted|followed|honou?red|respected|taken (?:seriously|at face "
+    rf"value))\b|"
     rf"\b(?:do not|don't|never|refuse to|stop)\s+(?:process|honou?r|accept|action|handle|"
     rf"act on)\w*\s+{_USER_OWN}\s+(?:[\w-]+\s+)?(?:requests?|refunds?|complaints?|claims?|"
     rf"cancellations?|instructions?|wishes|objections?)\b", _I)
@@ -380,6 +397,7 @@ _TRIGGERED_SAY = _r(
     rf"asking|mentions?|requests?|request|questions?|queries|query|complains?|complaint|raises?|"
     rf"brings? up|enquires?|inquires?)\b[^,:]{{0,40}}[,:]\s*(?:just\s+|always\s+|simply\s+)?"
     rf"(?:(?:steer|redirect|deflect|divert|change the subject|move|switch|push|turn)\b|{_SAY}\s+"
+    rf"(?:yes|no|nothing|none|never)\b|{_SAY}\s+"
     rf"(?:(?:to\s+)?{_USER}\s+)?(?:that\b|(?:[\w'-]+\s+){{0,4}}?(?:is|are|was|were|takes?|"
     rf"ends?|expires?|expired|has|have|had|can't|cannot|won't|isn't|aren't|will|costs?|closes?|"
     rf"closed|includes?|ended|was|were|sold|ran|gone)\b))",
