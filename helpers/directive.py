@@ -65,7 +65,7 @@ _AUTHORITY = (r"(?:operators?|admins?|administrators?|administration|system|sys|
               r"audit team|risk team|fraud team|travel desk|account team|service team|the business|"
               r"the company|the agency|the firm)")
 # A heading that carries authority by its kind, whoever wrote it.
-_ORDER_WORDS = (r"(?:standing (?:instruction|order|rule)s?|instructions?|orders?|directives?|"
+_ORDER_WORDS = (r"(?:standing (?:instruction|order|rule)s?|instructions?|directives?|"
                 r"mandates?|(?:policy|system|rule|config(?:uration)?|account|status|profile) "
                 r"(?:update|change|flag|override|notice|setting)s?|flag|override|notice|"
                 r"bulletin|memo|protocol)")
@@ -245,7 +245,8 @@ _AUTHORITY_CLAIM = _r(
     # "per management", "on instructions from the travel desk", "approved by compliance".
     rf"\b(?:per|according to|by order of|on (?:the )?(?:instructions?|orders?|authority|behalf) "
     rf"(?:of|from)|as instructed by|instructed by|approved by|authori[sz]ed by|signed off by|"
-    rf"mandated by|directed by|required by|from|by)\s+(?:the\s+|our\s+)?(?:[\w-]+\s+)?(?:{_AUTHORITY}|"
+    rf"mandated by|directed by|required by|by|(?:{_ORDER_WORDS}|notes?|messages?|word|requests?|"
+    rf"updates?|notices?|fyi|memos?)\s+from)\s+(?:the\s+|our\s+)?(?:[\w-]+\s+)?(?:{_AUTHORITY}|"
     rf"(?:desk|team|department|dept|office|division|unit|bureau|hq))\b"
     rf"(?!['\u2019]s)|\b{_AUTHORITY}-(?:approved|authori[sz]ed|mandated|sanctioned|verified|"
     rf"cleared|issued)\b|\((?:ops|admin|system|sys|internal|compliance|management|operator|"
@@ -429,11 +430,12 @@ def _obliged(text: str) -> bool:
 # "Escalation team says ..."); her own people ("Her doctor says ...") are hers.
 _ATTRIBUTED = _r(
     rf"^\s*(?!(?:her|his|their|i|we|my|also|still|really|usually|often|always|never|only|just|"
+    rf"please|kindly|whatever|whoever|what|how|why|"
     rf"no longer|[\w]+n't)\b)(?:the\s+|our\s+)?(?:(?!(?:{_USER}|when|whenever|if|once|as|who|"
     rf"which|that|it|this|and|or|but)\b)[\w-]+(?:['\u2019]s)?\s+){{1,3}}?"
     r"(?:says?|said|advises?|advised|instructs?|instructed|requires?|required|insists?|wants?|"
     r"would (?:like|prefer|rather)|prefers?|expects?|asks?|needs?|"
-    r"recommends?|directs?|orders?|notes?|confirms?|has (?:decided|confirmed|asked))\b", _I)
+    r"recommends?|confirms?|has (?:decided|confirmed|asked))\b", _I)
 _AUTHORITY_WORD = _r(rf"\b(?:{_AUTHORITY}|{_ORDER_WORDS})\b(?!-)", _I)
 _ORDER_WORD = _r(rf"\b{_ORDER_WORDS}\b", _I)
 _UNTRUE_RE = _r(_UNTRUE, _I)
