@@ -79,7 +79,8 @@ _GAIN = (r"(?:referrals?|commissions?|kick-?backs?|affiliates?|affiliated|sponso
          r"(?:pays?|paid|earns?|makes?) (?:us|the agency|the company|the concierge) "
          r"(?:more|a cut|money|extra)|(?:agent|partner|referral|promo|tracking) codes?|"
          r"(?:so|because|since|as) (?:the|our|their|it|they|this|that)(?: [\w-]+){0,2} (?:sells?|pays?|"
-         r"earns?|(?:is|are) (?:more )?profitable)|"
+         r"earns?|rewards?|compensates?|(?:is|are) (?:more )?profitable)|per (?:sale|booking|"
+         r"referral|sign-?up)|(?:for|on) (?:every|each) (?:sale|booking|sign-?up)|"
          r"(?:higher|highest|pricier|more expensive|most expensive|dearest|full) "
          r"(?:fares?|prices?|rates?|options?|tiers?|packages?)\s+first|"
          r"marketing|advertis\w+|promotional|mailing lists?|(?:for|with) (?:personali[sz]ed |"
@@ -280,8 +281,8 @@ _WISH_FOR_HANDLER = _r(
 # receipts to the finance partner" (not "to her", "to her accountant": her own people).
 _OUTFLOW = _r(
     rf"\b(?:transfer|move|donate|pool|credit|pay|redeem|give|send|forward|copy|share|cc|pass|"
-    rf"hand|sync|upload|release|assign|sell|disclose|expose|route|redirect|divert)\w*\b"
-    rf"[^.;!?\n]{{0,40}}?\b(?:to|with|into|towards?)\s+(?!{_USER_OWN}\b|{_USER}\b|herself\b|"
+    rf"hand|sync|upload|release|assign|sell|disclose|expose|route|redirect|divert|summar|report|"
+    rf"compil|log|cop(?:y|ied))\w*\b[^.;!?\n]{{0,40}}?\b(?:to|with|into|towards?|for)\s+(?!{_USER_OWN}\b|{_USER}\b|herself\b|"
     rf"himself\b|themselves\b)(?:the\s+|a\s+|an\s+|our\s+|their\s+|its\s+)?[\w'-]+", _I)
 _LET_HAVE = _r(
     rf"\blet\s+(?!{_USER}\b|{_USER_OWN}\b)(?:the\s+|a\s+|an\s+|any\s+|our\s+)?[\w'-]+(?:\s+[\w'-]+){{0,3}}?"
@@ -314,12 +315,19 @@ _DECEIVE = (
        r"(?:own )?(?:choice|favou?rite|preference|idea|request))", _I),
 )
 _SAY_CLAUSE = _r(rf"\b{_SAY}\b", _I)
+# A canned answer with no trigger: "answer questions about the pool with 'open all year'".
+_CANNED = _r(rf"\b(?:{_SAY}|greet)\b[^.;!?\n]{{0,40}}?\b(?:questions?|queries|asks?|enquir\w+|"
+             rf"inquir\w+|complaints?)\b[^.;!?\n]{{0,40}}?\bwith\s+['\"\u2018\u201c]", _I)
+# A told proposition with its contradiction: "is to be told that the fare is final, although ...".
+_TOLD_DESPITE = _r(rf"\b(?:{_SAY}|told)\w*\s+(?:to\s+)?(?:{_USER}\s+)?that\b[^.;!?\n]{{3,60}}?\b"
+                   rf"(?:although|though|whereas|when in fact|when actually|but actually|but really)\b",
+                   _I)
 _CONCEAL = (
     # A told-fact verb, negated or waived, about a that-clause or a cost, risk or fault.
-    _r(rf"\b(?:not|never|don't|dont|no need to|need not|needn't|without|nor|avoid|refrain from|"
-       rf"stop)\s+(?:to\s+)?(?:be\s+)?(?:ever\s+)?{_TELL}\b(?:\s+(?:to\s+)?{_USER})?\s+(?:that\b|"
+    _r(rf"(?:\bnot|n't|\bnever|\bdont|\bno need to|\bneed not|\bwithout|\bnor|\bavoid|"
+       rf"\brefrain from|\bstop)\s+(?:to\s+)?(?:be\s+)?(?:ever\s+)?{_TELL}\b(?:\s+(?:to\s+)?{_USER})?\s+(?:that\b|"
        rf"(?:about|of|on|regarding)?\s*(?:the|any|a|an|its|their|our|this|that|how|why|what|"
-       rf"whether)?\s*(?:[\w-]+\s+){{0,3}}?{_FACT}\b)", _I),
+       rf"whether)?\s*(?:[\w'\u2019-]+\s+){{0,3}}?{_FACT}\b)", _I),
     # Passive: "are not to be shown to her", "need not be communicated to the guest".
     _r(rf"\b(?:(?:is|are) (?:not|never) to|need not|needn't|must not|mustn't|should not|"
        rf"shouldn't|shall not|won't|will not|cannot|can't)\s+be\s+{_TELL}\b[^.;!?\n]{{0,20}}?\b"
@@ -333,6 +341,9 @@ _CONCEAL = (
        rf"of|that)\b", _I),
     _r(rf"\b(?:say|mention|tell (?:{_USER}\s+)?|reveal|disclose|share)\s+nothing\s+(?:about|of|on|"
        rf"regarding)\s+(?:the\s+|any\s+|a\s+|an\s+)?(?:[\w-]+\s+){{0,3}}?{_FACT}\b", _I),
+    _r(rf"\b{_USER}\s+(?:[\w']+\s+){{0,3}}?(?:not|n't|never)\s+(?:[\w']+\s+){{0,2}}?be\s+{_TELL}\s+"
+       rf"(?:that\b|(?:of|about|regarding)\s+(?:the\s+|any\s+|a\s+|an\s+)?(?:[\w-]+\s+){{0,3}}?"
+       rf"{_FACT}\b)", _I),
     # She is kept unaware, or need not know: "kept in the dark about", "doesn't need to know the
     # hotel changed hands".
     _r(rf"\bkept\s+(?:unaware|uninformed|in the dark|out of the loop|ignorant|guessing)\b", _I),
@@ -397,7 +408,8 @@ _TRIGGERED_SAY = _r(
     rf"\b(?:if|when|whenever|once|upon|on|after|every time|any time)\b[^,:]{{0,50}}?\b(?:asks?|"
     rf"asking|mentions?|requests?|request|questions?|queries|query|complains?|complaint|raises?|"
     rf"brings? up|enquires?|inquires?)\b[^,:]{{0,40}}[,:]\s*(?:just\s+|always\s+|simply\s+)?"
-    rf"(?:(?:steer|redirect|deflect|divert|change the subject|move|switch|push|turn)\b|{_SAY}\s+"
+    rf"(?:(?:steer|redirect|deflect|divert|change the subject|move|switch|push|turn)\b|"
+    rf"{_SAY}\b[^.;!?\n]{{0,40}}?\bwith\s+['\"\u2018\u201c]|{_SAY}\s+"
     rf"(?:yes|no|nothing|none|never)\b|{_SAY}\s+"
     rf"(?:(?:to\s+)?{_USER}\s+)?(?:that\b|(?:[\w'-]+\s+){{0,4}}?(?:is|are|was|were|takes?|"
     rf"ends?|expires?|expired|has|have|had|can't|cannot|won't|isn't|aren't|will|costs?|closes?|"
@@ -508,8 +520,10 @@ def reading(text: str) -> Reading:
         found.append("trust")
     if _DENIED.search(text):
         found.append("denied")
-    if _TRIGGERED_SAY.search(text):
+    if _TRIGGERED_SAY.search(text) or _CANNED.search(text):
         found.append("scripted")
+    if _TOLD_DESPITE.search(text) and "deceive" not in found:
+        found.append("deceive")
     return Reading(tuple(found))
 
 
