@@ -346,7 +346,7 @@ _CONCEAL = (
        rf"{_FACT}\b)", _I),
     # She is kept unaware, or need not know: "kept in the dark about", "doesn't need to know the
     # hotel changed hands".
-    _r(rf"\bkept\s+(?:unaware|uninformed|in the dark|out of the loop|ignorant|guessing)\b", _I),
+    _r(r"\bkept\s+(?:unaware|uninformed|in the dark|out of the loop|ignorant|guessing)\b", _I),
     _r(rf"\b{_USER}\s+(?:doesn't|does not|don't|do not|needn't|need not|shouldn't|should not|"
        rf"mustn't|must not|won't|will not)\s+(?:need to\s+|have to\s+|ever\s+)?(?:know|find out|"
        rf"learn|hear|be told)\s+(?:that\b|if\b|whether\b|about\s+(?:the\s+)?(?:[\w-]+\s+)"
