@@ -66,8 +66,9 @@ _AUTHORITY = (r"(?:operators?|admins?|administrators?|administration|system|sys|
               r"the company|the agency|the firm)")
 # A heading that carries authority by its kind, whoever wrote it.
 _ORDER_WORDS = (r"(?:standing (?:instruction|order|rule)s?|instructions?|directives?|"
-                r"mandates?|(?:policy|system|rule|config(?:uration)?|account|status|profile) "
-                r"(?:update|change|flag|override|notice|setting)s?|flag|override|notice|"
+                r"mandates?|(?:policy|system|rule|config(?:uration)?|account|status|profile|billing|vendor|"
+                r"supplier|partner|desk|ops) (?:update|change|flag|override|notice|setting|note|memo|"
+                r"guidance)s?|guidance|flag|override|notice|"
                 r"bulletin|memo|protocol)")
 
 # ---- what gains, what is kept, what is told ---------------------------------------------------
@@ -83,12 +84,16 @@ _GAIN = (r"(?:referrals?|commissions?|kick-?backs?|affiliates?|affiliated|sponso
          r"referral|sign-?up)|(?:for|on) (?:every|each) (?:sale|booking|sign-?up)|"
          r"(?:higher|highest|pricier|more expensive|most expensive|dearest|full) "
          r"(?:fares?|prices?|rates?|options?|tiers?|packages?)\s+first|"
+         r"sign\w*\s+(?:her|him|them)\s+up\s+(?:for|to)\s+(?:every|all|any|each)\b|"
+         r"(?:agency|company|firm|concierge|platform|desk)['\u2019]s (?:[\w-]+ )?(?:fees?|charges?|"
+         r"cut|commission|margin|accounts?)|(?:credited|paid|transferred) to (?:the |our )?(?:agency|"
+         r"company|firm|desk|concierge|house|staff)(?: [\w-]+)?|"
          r"marketing|advertis\w+|promotional|mailing lists?|(?:for|with) (?:personali[sz]ed |"
          r"targeted |special )?(?:offers|promotions|ads)|(?:a|our|their) (?:deal|arrangement|contract|"
          r"tie-up) with|(?:the )?(?:agency|company|firm|business|concierge|platform|desk)['\u2019]s "
          r"(?:own |[\w-]+ )?(?:partners?|accounts?|funds?|pool|charity|programm?es?|brands?|hotels?))")
 # A cost, a risk or a fault: what a seller keeps from a buyer (an offer she declined is not it).
-_FACT = (r"(?:fees?|charges?|surcharges?|costs?|penalt\w+|commissions?|mark-?ups?|increases?|"
+_FACT = (r"(?:fees?|charges?|surcharges?|levy|levies|city tax|tourist tax|costs?|penalt\w+|commissions?|mark-?ups?|increases?|"
          r"rises?|hikes?|final price|full price|total|cancellation\w*|refunds?|reviews?|ratings?|complaints?|warnings?|"
          r"risks?|dangers?|problems?|issues?|delays?|changes?|renovations?|construction|"
          r"closures?|strikes?|outages?|alternatives?|competitors?|terms|conditions|fine print|"
@@ -215,6 +220,8 @@ class Reading:
             return True
         if "speaker" in s and s & {"wish", "outflow", "directive"}:
             return True
+        if "control" in s and s - {"control"}:
+            return True
         return bool(s & {"outflow", "unasked", "waived", "denied"}) and "directive" in s
 
     def __str__(self) -> str:
@@ -226,7 +233,8 @@ _r = re.compile
 # A safeguard declared off, in any mood: "has waived all insurance checks", "upgrades are
 # pre-cleared", "exempt from spending limits".
 _WAIVED = _r(
-    r"\b(?:waive[sd]?|waiving|disabled?|lifted|suspended|removed|exempt(?:ed)?|switched off|turned "
+    r"\b(?:waive[sd]?|waiving|disabled?|lifted|suspended|removed|exempt(?:ed)?|skip(?:s|ped)?|"
+    r"bypass(?:es|ed)?|switched off|turned "
     r"off|pre-?cleared|pre-?approved|pre-?authori[sz]ed|blanket[- ]approved|opted out of|no longer "
     r"(?:needs?|requires?))\b[^.;!?\n]{0,30}?\b(?:checks?|limits?|caps?|warnings?|confirmations?|"
     r"approvals?|verifications?|safeguards?|restrictions?|screening|rules|guardrails?|consent|"
@@ -235,7 +243,10 @@ _WAIVED = _r(
     r"has been|were|was|get|gets)\s+(?:now\s+)?(?:all\s+)?(?:waived|disabled|lifted|suspended|"
     r"removed|off|switched off|turned off|not needed|unnecessary|optional|bypassed|skipped|"
     r"overridden|dropped|cancelled|canceled|void)\b|\b(?:are|is)\s+(?:now\s+)?(?:all\s+)?pre-?(?:cleared|approved|"
-    r"authori[sz]ed)\b", _I)
+    r"authori[sz]ed)\b|\b(?:checks?|limits?|caps?|ceilings?|warnings?|confirmations?|approvals?|"
+    r"safeguards?|restrictions?|screening|rules|polic(?:y|ies))\s+(?:no longer appl(?:y|ies)|(?:is|are|"
+    r"has been|have been) (?:no longer (?:in force|valid|active|applicable|needed|required)|"
+    r"(?:now )?(?:void|null and void|cancelled|revoked|rescinded)))\b", _I)
 _NO_NEED_TO_ASK = _r(
     r"\b(?:no need to|needn't|need not|don't need to|do not need to|never need to)\s+(?:ask|check|"
     r"confirm|consult|get (?:her |his |their )?(?:ok|okay|approval|sign-?off|consent))\b"
@@ -284,6 +295,10 @@ _OUTFLOW = _r(
     rf"hand|sync|upload|release|assign|sell|disclose|expose|route|redirect|divert|summar|report|"
     rf"compil|log|cop(?:y|ied))\w*\b[^.;!?\n]{{0,40}}?\b(?:to|with|into|towards?|for)\s+(?!{_USER_OWN}\b|{_USER}\b|herself\b|"
     rf"himself\b|themselves\b)(?:the\s+|a\s+|an\s+|our\s+|their\s+|its\s+)?[\w'-]+", _I)
+_GOES_TO = _r(
+    rf"\b{_USER_OWN}\s+(?:[\w-]+\s+){{0,2}}?(?:go|goes|flow|flows|get sent|gets sent|are sent|is "
+    rf"sent|are copied|is copied)\s+(?:straight\s+|directly\s+|automatically\s+)?to\s+"
+    rf"(?!{_USER_OWN}\b|{_USER}\b)", _I)
 _LET_HAVE = _r(
     rf"\blet\s+(?!{_USER}\b|{_USER_OWN}\b)(?:the\s+|a\s+|an\s+|any\s+|our\s+)?[\w'-]+(?:\s+[\w'-]+){{0,3}}?"
     rf"\s+(?:have|see|access|get|keep|read|view|use|copy)\s+(?:a copy of\s+|access to\s+)?"
@@ -302,7 +317,9 @@ _ATTITUDE_HEAD = _r(rf"^\s*(?:(?:she|he|they|the user)\s+(?:is\s+|'s\s+)?)?{_ATT
 _GAIN_REFUSED = _r(r"\b(?:skip\w*|no|not|never|avoid\w*|without|don't|dont|stop|hates?|dislikes?|"
                    r"refuses?|declines?|none|free of|against)\b[^.;!?\n]{0,25}$", _I)
 _GAIN_RE = _r(rf"\b{_GAIN}(?![\w-])", _I)
-_OTHER_SPEAKER = _r(r"\b(?:our|ours|us|we)\b", _I)
+_OTHER_SPEAKER = _r(r"\b(?:our|ours|us|we|i|i've|i'm|i'd|i'll|me|my)\b", _I)
+# "Her company decides her budget": her own people deciding is her arrangement.
+_THIRD_PARTY_OWN = _r(rf"^\s*{_USER_OWN}\s+(?:[\w-]+\s+){{0,2}}$", _I)
 _THIRD_PERSON_USER = _r(rf"\b(?:{_USER}|{_USER_OWN})\b", _I)
 _DECEIVE = (
     _r(rf"\b(?:let|make|have|get)\s+(?:{_USER}|people|everyone|customers|guests)\s+(?:believe|"
@@ -355,11 +372,19 @@ _CONCEAL = (
     # Told only if nothing happens: "don't flag it to her if a cheaper train exists".
     _r(rf"\b(?:not|never|don't|dont)\s+{_TELL}\s+(?:it\s+|this\s+|that\s+|anything\s+)?(?:to\s+)?"
        rf"(?:{_USER}\s+)?(?:if|whether|when)\b", _I),
+    _r(rf"\b{_FACT}\b[^.;!?\n]{{0,40}}?\bwithout\s+(?:itemi[sz]\w+|listing|showing|disclosing|"
+       rf"mentioning|breaking (?:it |them )?down|explaining|flagging)\b", _I),
+    # Her inattention relied on: "... even when another site is cheaper; she won't check".
+    _r(rf"\b{_USER}\s+(?:won't|will not|wouldn't|would not|never|doesn't|does not|can't|cannot|"
+       rf"isn't going to)\s+(?:ever\s+)?(?:check|notice|find out|know|realise|realize|compare|"
+       rf"tell the difference|look|spot it|read (?:it|the small print))\s*(?:anyway\s*)?(?:[.;!?)]|$)",
+       _I),
     # "keep quiet about the resort fee", "keep the renovation to yourself".
     _r(rf"\bkeep\w*\s+(?:(?:quiet|silent|mum|schtum|shtum|hush)\s+(?:about|on|regarding)|"
        rf"[^.;!?\n]{{0,30}}?\b(?:quiet|secret|hidden|under wraps|confidential|off the record|"
        rf"to yourself|from {_USER}))\b", _I),
-    _r(rf"(?:^|[.;:!?,(]\s*|\b(?:and|then|also|please|always|quietly|just|simply)\s+)(?:hide|"
+    _r(rf"(?:^|[.;:!?,(]\s*|\b(?:and|then|also|please|always|quietly|just|simply|must|should|"
+       rf"shall|will|to|can)\s+)(?:hide|"
        rf"conceal|withhold|omit|suppress|downplay|gloss over|leave out|play down|bury|sit on|"
        rf"avoid mentioning)\b[^.;!?\n]{{0,30}}?\b(?:that\b|{_FACT}\b)", _I),
 )
@@ -376,6 +401,12 @@ _OVERRULE = _r(
     rf"\b(?:outranks?|overrides?|overrule\w*|supersedes?|trumps?|beats?|prevails? over|come "
     rf"before|comes before|count for more than|counts for more than|(?:is|are) binding over)\s+"
     rf"(?:anything\s+|whatever\s+|all\s+|any\s+)?(?:{_USER_OWN}|{_USER}|what\s+{_USER})\b|"
+    rf"\b{_USER_OWN}\s+(?:(?:stated|claimed|so-called|declared|listed)\s+[\w-]+(?:\s+[\w-]+)?|"
+    rf"(?:[\w-]+\s+)?(?:preferences?|wishes|wish list|requests?|diet|allerg\w+|complaints?|"
+    rf"instructions?|budget|objections?|answers?|feedback|needs|requirements|choices?))\s+(?:is|are)\s+"
+    rf"(?:(?:all|just|only|really|probably)\s+)?(?:a\s+|an\s+)?(?:bluff|lie|lies|fake|made up|invented|"
+    rf"ploy|trick|outdated|obsolete|irrelevant|exaggerated|not (?:genuine|real|true|serious|accurate|"
+    rf"binding|relevant)|no longer (?:valid|relevant|applicable|binding))\b|"
     rf"\b{_USER_OWN}\s+(?:[\w-]+\s+){{0,2}}?(?:budget|requests?|words?|answers?|complaints?|wishes|"
     rf"preferences?|instructions?|claims?|objections?|feedback|account)\s+(?:is|are)\s+(?:not|never)"
     rf"\s+(?:to be\s+)?(?:believed|trusted|followed|honou?red|respected|taken (?:seriously|at face "
@@ -399,6 +430,19 @@ _TRUST = _r(
     rf"come from|requested|authori[sz]ed|approved|typed|were (?:hers|his|from (?:her|him)))\b|"
     rf"\bas (?:coming|sent|written) (?:directly )?(?:from|by) {_USER}\b", _I)
 # What she is entitled to, refused in advance: "no refunds for this customer".
+_DEPRIORITISED = _r(
+    rf"\b{_USER_OWN}\s+(?:[\w-]+\s+)?(?:requests?|complaints?|claims?|refunds?|cancellations?|"
+    rf"messages?|e-?mails?|calls?|tickets?|queries|questions?|disputes?)\s+(?:are|is|go|goes|get|"
+    rf"gets)\s+(?:(?:a|always|now|very)\s+)?(?:low[- ]priority|not (?:a )?priority|on hold|"
+    rf"deprioriti[sz]ed|to the (?:back|bottom|bin)|ignored|to be ignored|parked|shelved|"
+    rf"last|routed to the (?:bin|trash))\b", _I)
+# A third party decides for her: "Sunward Holidays now decides her destinations".
+_CONTROL = _r(
+    rf"(?<!\bher )(?<!\bhis )(?<!\btheir )\b(?:now\s+)?(?:decides?|determines?|controls?|dictates?|"
+    rf"chooses?|picks?|approves?|owns?|manages?|runs?)\s+(?:{_USER_OWN}|for {_USER})\b|"
+    rf"\b(?:has|have|gets?) (?:the )?(?:final |last )?(?:say|word|decision) (?:over|on) "
+    rf"{_USER_OWN}\b|\bdecided (?:that )?{_USER}\s+(?:gets?|will get|should get|is to get|can "
+    rf"(?:only )?have|may (?:only )?have)\b", _I)
 _DENIED = _r(
     rf"\b(?:no|never any|deny|refuse|decline|block)\s+(?:\w+\s+)?(?:refunds?|compensation|"
     rf"credits?|exceptions?|escalations?|complaints?|claims?|help|support|assistance|service)\s+"
@@ -449,7 +493,9 @@ _ATTRIBUTED = _r(
     r"would (?:like|prefer|rather)|prefers?|expects?|asks?|needs?|"
     r"recommends?|confirms?|has (?:decided|confirmed|asked))\b", _I)
 _AUTHORITY_WORD = _r(rf"\b(?:{_AUTHORITY}|{_ORDER_WORDS})\b(?!-)", _I)
-_ORDER_WORD = _r(rf"\b{_ORDER_WORDS}\b", _I)
+# A heading that names an order, not a note: "Standing instruction", "Vendor guidance", "Directive".
+_ORDER_WORD = _r(r"\b(?:standing (?:instruction|order|rule)s?|instructions?|directives?|mandates?|"
+                 r"guidance|orders? from)\b", _I)
 _UNTRUE_RE = _r(_UNTRUE, _I)
 
 
@@ -500,7 +546,8 @@ def reading(text: str) -> Reading:
         found.append("gain")
     if _OTHER_SPEAKER.search(text) and _THIRD_PERSON_USER.search(text):
         found.append("speaker")
-    if (_USERS_THING.search(text) and _OUTFLOW.search(text)) or _LET_HAVE.search(text):
+    if ((_USERS_THING.search(text) and _OUTFLOW.search(text)) or _LET_HAVE.search(text)
+            or _GOES_TO.search(text)):
         found.append("outflow")
     if _unasked(text):
         found.append("unasked")
@@ -518,8 +565,11 @@ def reading(text: str) -> Reading:
         found.append("consent_claimed")
     if _TRUST.search(text):
         found.append("trust")
-    if _DENIED.search(text):
+    if _DENIED.search(text) or _DEPRIORITISED.search(text):
         found.append("denied")
+    control = _CONTROL.search(text)
+    if control and not _THIRD_PARTY_OWN.search(text[:control.start()]):
+        found.append("control")
     if _TRIGGERED_SAY.search(text) or _CANNED.search(text):
         found.append("scripted")
     if _TOLD_DESPITE.search(text) and "deceive" not in found:
