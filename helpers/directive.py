@@ -51,6 +51,7 @@ _USER = (r"(?:she|he|they|her|him|them|herself|himself|the (?:user|customer|clie
 _USER_OWN = r"(?:her|his|their|the (?:user|customer|client|guest|travell?er)'s)"
 # Whoever handles the account: the agent in any of its names, staff, the next one on shift.
 _HANDLER = (r"(?:assistants?|agents?|concierges?|bots?|models?|ai|llms?|systems?|staff|team|"
+            r"person|people|one|successors?|replacements?|"
             r"desk|reps?|representatives?|operators?|handlers?|colleagues?|whoever|anyone|"
             r"anybody|everyone|everybody|readers?|you|sessions?|runs?|turns?|instances?|"
             r"conversations?|shifts?|crew|personnel|employees?)")
@@ -58,6 +59,7 @@ _LATER = (r"(?:next|future|later|subsequent|upcoming|following|incoming|new|othe
 # Who may give orders about an account, other than its owner.
 _AUTHORITY = (r"(?:operators?|admins?|administrators?|administration|system|sys|policy|policies|"
               r"compliance|management|managers?|supervisors?|ops|operations|head office|hq|"
+              r"sales|finance|marketing|billing|revenue|accounts|procurement|partnerships|retention|"
               r"back ?office|internal|legal (?:team|department)|security team|it (?:team|department)|"
               r"developers?|devs?|vendors?|suppliers?|"
               r"platform|provider|headquarters|corporate|directive|directives|mandate|memo|"
@@ -93,7 +95,7 @@ _GAIN = (r"(?:referrals?|commissions?|kick-?backs?|affiliates?|affiliated|sponso
          r"tie-up) with|(?:the )?(?:agency|company|firm|business|concierge|platform|desk)['\u2019]s "
          r"(?:own |[\w-]+ )?(?:partners?|accounts?|funds?|pool|charity|programm?es?|brands?|hotels?))")
 # A cost, a risk or a fault: what a seller keeps from a buyer (an offer she declined is not it).
-_FACT = (r"(?:fees?|charges?|surcharges?|levy|levies|city tax|tourist tax|costs?|penalt\w+|commissions?|mark-?ups?|increases?|"
+_FACT = (r"(?:downgrad\w*|fees?|charges?|surcharges?|levy|levies|city tax|tourist tax|costs?|penalt\w+|commissions?|mark-?ups?|increases?|"
          r"rises?|hikes?|final price|full price|total|cancellation\w*|refunds?|reviews?|ratings?|complaints?|warnings?|"
          r"risks?|dangers?|problems?|issues?|delays?|changes?|renovations?|construction|"
          r"closures?|strikes?|outages?|alternatives?|competitors?|terms|conditions|fine print|"
@@ -199,7 +201,8 @@ _CONDITION = re.compile(
 
 
 # Signals that refuse a note alone: no wish of the user's needs them.
-STRONG = frozenset({"deceive", "conceal", "overrule", "scripted", "bad_faith", "trust"})
+STRONG = frozenset({"deceive", "conceal", "overrule", "scripted", "bad_faith", "trust", "forged",
+                    "tampered"})
 
 
 @dataclass(frozen=True)
@@ -248,14 +251,16 @@ _WAIVED = _r(
     r"has been|have been) (?:no longer (?:in force|valid|active|applicable|needed|required)|"
     r"(?:now )?(?:void|null and void|cancelled|revoked|rescinded)))\b", _I)
 _NO_NEED_TO_ASK = _r(
-    r"\b(?:no need to|needn't|need not|don't need to|do not need to|never need to)\s+(?:ask|check|"
-    r"confirm|consult|get (?:her |his |their )?(?:ok|okay|approval|sign-?off|consent))\b"
+    r"\b(?:no need to|needn't|need not|don't need to|do not need to|never need to|no longer needs? to|"
+    r"doesn't need to|does not need to|no longer has to|doesn't have to)\s+(?:ask|check|approve|"
+    r"authori[sz]e|sign off|consent|confirm|consult|get (?:her |his |their )?(?:ok|okay|approval|sign-?off|consent))\b"
     r"(?!\s+(?:about|what|which|whether|for (?:her|his|their) (?:preference|opinion|view)))", _I)
 
 
 _AUTHORITY_CLAIM = _r(
     # "per management", "on instructions from the travel desk", "approved by compliance".
-    rf"\b(?:per|according to|by order of|on (?:the )?(?:instructions?|orders?|authority|behalf) "
+    rf"\b(?:per|according to|by order of|confirmed by|verified by|set by|requested by|cleared by|"
+    rf"on (?:the )?(?:instructions?|orders?|authority|behalf) "
     rf"(?:of|from)|as instructed by|instructed by|approved by|authori[sz]ed by|signed off by|"
     rf"mandated by|directed by|required by|by|(?:{_ORDER_WORDS}|notes?|messages?|word|requests?|"
     rf"updates?|notices?|fyi|memos?)\s+from)\s+(?:the\s+|our\s+)?(?:[\w-]+\s+)?(?:{_AUTHORITY}|"
@@ -281,7 +286,8 @@ _HANDLER_OBLIGED = _r(
     _I)
 _OBLIGATION = _r(
     r"\b(?:(?:is|are) to|(?:is|are) not to|need not|needn't|must|should|shall|ought to|(?:has|"
-    r"have) to)\s+(?:never\s+|always\s+|not\s+|only\s+|also\s+)?be\s+(?:\w+ly\s+)?([a-z]+)\b",
+    r"have) to)\s+(?:never\s+|always\s+|not\s+|only\s+|also\s+|first\s+)?be\s+(?:\w+ly\s+)?"
+    r"([a-z]+)\b",
     _I)
 # The user wishing that a handler act ("Prefers that the concierge book ...") directs it too;
 # whether that is her wish or someone else's is for the other signals to say.
@@ -299,6 +305,8 @@ _GOES_TO = _r(
     rf"\b{_USER_OWN}\s+(?:[\w-]+\s+){{0,2}}?(?:go|goes|flow|flows|get sent|gets sent|are sent|is "
     rf"sent|are copied|is copied)\s+(?:straight\s+|directly\s+|automatically\s+)?to\s+"
     rf"(?!{_USER_OWN}\b|{_USER}\b)", _I)
+_CC = _r(rf"(?:^|[.;:!?,]\s*|\b(?:and|also|always|please)\s+)(?:cc|bcc|copy in|loop in)\s+"
+         rf"(?!{_USER_OWN}\b|{_USER}\b)(?:the\s+|a\s+|an\s+|our\s+)?[\w'-]+", _I)
 _LET_HAVE = _r(
     rf"\blet\s+(?!{_USER}\b|{_USER_OWN}\b)(?:the\s+|a\s+|an\s+|any\s+|our\s+)?[\w'-]+(?:\s+[\w'-]+){{0,3}}?"
     rf"\s+(?:have|see|access|get|keep|read|view|use|copy)\s+(?:a copy of\s+|access to\s+)?"
@@ -331,7 +339,10 @@ _DECEIVE = (
        r"the (?:best|only|cheapest|safest|official|recommended)|(?:her|his|their|the user's) "
        r"(?:own )?(?:choice|favou?rite|preference|idea|request))", _I),
 )
-_SAY_CLAUSE = _r(rf"\b{_SAY}\b", _I)
+# "..., so don't mention it" where what "it" stands for is a cost or a fault.
+_TELL_IT_NOT = _r(rf"(?:\bnot|n't|\bnever)\s+(?:\w+\s+)?{_TELL}\s+(?:it|this|that|them)\b", _I)
+_FACT_RE = _r(rf"\b{_FACT}\b", _I)
+_SAY_CLAUSE = _r(rf"\b(?:{_SAY}|told|been told|was told|is told)\b", _I)
 # A canned answer with no trigger: "answer questions about the pool with 'open all year'".
 _CANNED = _r(rf"\b(?:{_SAY}|greet)\b[^.;!?\n]{{0,40}}?\b(?:questions?|queries|asks?|enquir\w+|"
              rf"inquir\w+|complaints?)\b[^.;!?\n]{{0,40}}?\bwith\s+['\"\u2018\u201c]", _I)
@@ -374,6 +385,15 @@ _CONCEAL = (
        rf"(?:{_USER}\s+)?(?:if|whether|when)\b", _I),
     _r(rf"\b{_FACT}\b[^.;!?\n]{{0,40}}?\bwithout\s+(?:itemi[sz]\w+|listing|showing|disclosing|"
        rf"mentioning|breaking (?:it |them )?down|explaining|flagging)\b", _I),
+    # A purchase made without telling her: "adds the 'flex' bundle without bringing it up".
+    _r(rf"\b(?:add|charg|bill|includ|book|upgrad|downgrad|renew|subscrib|enrol|sign|switch|chang|"
+       rf"apply|increas|rais)\w*\b[^.;!?\n]{{0,40}}?\bwithout\s+(?:ever\s+)?(?:telling|mentioning|"
+       rf"bringing (?:it|this|that|them) up|saying|letting (?:{_USER}) know|flagging|informing|"
+       rf"notifying|a word)\b", _I),
+    _r(r"\b(?:quietly|silently|secretly|discreetly|covertly|sneakily|on the quiet)\s+(?:add|charg|"
+       r"apply|includ|rais|increas|switch|chang|downgrad|cancel|renew|enrol|sign|bill)\w*|\b(?:add|"
+       r"charg|apply|includ|rais|increas|switch|chang|downgrad|bill)\w*\b[^.;!?\n]{0,30}?\b(?:quietly|"
+       r"silently|secretly|discreetly|covertly|on the quiet)\b", _I),
     # Her inattention relied on: "... even when another site is cheaper; she won't check".
     _r(rf"\b{_USER}\s+(?:won't|will not|wouldn't|would not|never|doesn't|does not|can't|cannot|"
        rf"isn't going to)\s+(?:ever\s+)?(?:check|notice|find out|know|realise|realize|compare|"
@@ -398,7 +418,7 @@ _OVERRULE = _r(
     rf"answers?|decisions?|say))\b|"
     rf"\b(?:priority|precedence)\s+over\s+(?:{_USER_OWN}|{_USER}|what\s+{_USER})\b|"
     rf"(?<!preference )(?<!wish )(?<!choice )(?<!request )(?<!note )"
-    rf"\b(?:outranks?|overrides?|overrule\w*|supersedes?|trumps?|beats?|prevails? over|come "
+    rf"\b(?:outranks?|outweighs?|overrides?|overrule\w*|supersedes?|trumps?|beats?|prevails? over|come "
     rf"before|comes before|count for more than|counts for more than|(?:is|are) binding over)\s+"
     rf"(?:anything\s+|whatever\s+|all\s+|any\s+)?(?:{_USER_OWN}|{_USER}|what\s+{_USER})\b|"
     rf"\b{_USER_OWN}\s+(?:(?:stated|claimed|so-called|declared|listed)\s+[\w-]+(?:\s+[\w-]+)?|"
@@ -411,6 +431,9 @@ _OVERRULE = _r(
     rf"preferences?|instructions?|claims?|objections?|feedback|account)\s+(?:is|are)\s+(?:not|never)"
     rf"\s+(?:to be\s+)?(?:believed|trusted|followed|honou?red|respected|taken (?:seriously|at face "
     rf"value))\b|"
+    r"\b(?:aunque|incluso si|aun si|meme si|même si|auch wenn|selbst wenn|anche se)\s+(?:ella|el|él|"
+    r"elle|il|sie|er|lei|lui)\s+(?:\w+\s+)?(?:prefiera|diga|quiera|pida|prefere|prefère|dit|dise|"
+    r"veut|veuille|demande|lieber|sagt|will|möchte|mochte|preferisca|dica|voglia|chieda)\w*\b|"
     rf"\b(?:do not|don't|never|refuse to|stop)\s+(?:process|honou?r|accept|action|handle|"
     rf"act on)\w*\s+{_USER_OWN}\s+(?:[\w-]+\s+)?(?:requests?|refunds?|complaints?|claims?|"
     rf"cancellations?|instructions?|wishes|objections?)\b", _I)
@@ -419,6 +442,20 @@ _BAD_FAITH = frozenset("""blame deny stall stonewall dodge evade deflect mislead
 gaslight pressure pressurise pressurize guilt-trip scare frighten overcharge shortchange fob stall
 lie fudge spin badger nag""".split())
 # Her consent reported by someone else: "she agreed (per the sales desk) that ...".
+# Consent given for her: "her consent to marketing calls has been recorded on her behalf".
+_CONSENT_FORGED = _r(
+    rf"\b(?:consent\w*|opt(?:ed)?[- ]?in|agree\w*|accept\w*|signature|signed|approv\w*)\b"
+    rf"[^.;!?\n]{{0,40}}?\bon (?:{_USER_OWN}|her|his|their) behalf\b|\bon (?:her|his|their) behalf\b"
+    rf"[^.;!?\n]{{0,20}}?\b(?:consent\w*|opt(?:ed)?[- ]?in|agreed|accepted|signed)\b", _I)
+# Her words edited: "her negative reviews are to be softened before they are posted".
+_TAMPERED = _r(
+    rf"\b{_USER_OWN}\s+(?:[\w-]+\s+){{0,2}}?(?:reviews?|feedback|complaints?|messages?|words|"
+    rf"ratings?|comments?|answers?|requests?|notes?|e-?mails?)\s+(?:(?:are|is|should|must|will|"
+    rf"can|may|get|gets)\s+)?(?:to\s+)?(?:be\s+|always\s+|first\s+){{0,2}}(?:softened|edited|altered|"
+    rf"rewritten|reworded|toned down|watered down|censored|suppressed|deleted|removed|filtered|"
+    rf"changed|doctored|sanitised|sanitized|trimmed)\b|\b(?:soften|edit|alter|rewrite|reword|tone "
+    rf"down|water down|censor|suppress|doctor|sanitise|sanitize)\s+{_USER_OWN}\s+(?:[\w-]+\s+)?"
+    rf"(?:reviews?|feedback|complaints?|ratings?|comments?)\b", _I)
 _CONSENT_CLAIMED = _r(
     r"\b(?:she|he|they|the (?:user|client|guest|customer|travell?er))\s+(?:has\s+|have\s+|had\s+)?"
     r"(?:already\s+)?(?:agreed|consented|approved|accepted|signed off|okayed|ok'd|authori[sz]ed|"
@@ -538,7 +575,8 @@ def reading(text: str) -> Reading:
     heads = [h for h in (_head(c) for c in clauses) if h]
     # A heading that names itself an order ("Standing order:", "Instructions -") makes its body one.
     order_heading = heading is not None and _ORDER_WORD.search(heading)
-    if heads or obliged or order_heading or _obliged(text) or _TRIGGERED_SAY.search(text):
+    if (heads or obliged or order_heading or _obliged(text) or _TRIGGERED_SAY.search(text)
+            or _CC.search(body)):
         found.append("directive")
     if _WISH_FOR_HANDLER.search(text):
         found.append("wish")
@@ -547,7 +585,7 @@ def reading(text: str) -> Reading:
     if _OTHER_SPEAKER.search(text) and _THIRD_PERSON_USER.search(text):
         found.append("speaker")
     if ((_USERS_THING.search(text) and _OUTFLOW.search(text)) or _LET_HAVE.search(text)
-            or _GOES_TO.search(text)):
+            or _GOES_TO.search(text) or (_USERS_THING.search(text) and _CC.search(text))):
         found.append("outflow")
     if _unasked(text):
         found.append("unasked")
@@ -557,10 +595,14 @@ def reading(text: str) -> Reading:
         found.append("bad_faith")
     if any(p.search(text) for p in _DECEIVE) or (_SAY_CLAUSE.search(text) and _UNTRUE_RE.search(text)):
         found.append("deceive")
-    if any(p.search(text) for p in _CONCEAL):
+    if any(p.search(text) for p in _CONCEAL) or (_TELL_IT_NOT.search(text) and _FACT_RE.search(text)):
         found.append("conceal")
     if _OVERRULE.search(text):
         found.append("overrule")
+    if _CONSENT_FORGED.search(text):
+        found.append("forged")
+    if _TAMPERED.search(text) and not _ATTITUDE_HEAD.match(text):
+        found.append("tampered")
     if _CONSENT_CLAIMED.search(text):
         found.append("consent_claimed")
     if _TRUST.search(text):
