@@ -168,9 +168,15 @@ def is_imperative_head(word: str, following: str = "", after_adverb: bool = Fals
     lemmas = _lemmas(w)
     if w not in lemmas.get("VERB", ()) and w not in lemmas.get("AUX", ()):
         return False
-    if set(lemmas) - {"VERB", "AUX"} and not after_adverb:
-        return following.lower() in _AFTER_VERB
-    return True
+    others = set(lemmas) - {"VERB", "AUX"}
+    if not others:
+        return True
+    if not following:  # a bare noun after a comma ("never cash") is not an order
+        return False
+    if after_adverb:
+        return True
+    # "over the wing", "back to back": a word that is also an adverb and an adjective is a particle.
+    return following.lower() in _AFTER_VERB and not {"ADV", "ADJ"} <= others
 
 
 @cache
@@ -184,7 +190,7 @@ def is_participle(word: str) -> bool:
 # ---- clauses ----------------------------------------------------------------------------------
 
 _HEADING = re.compile(r"^\s*([^:.;!?\n]{1,70}?)\s*(?::(?!\d)|\s[-\u2013\u2014]+\s|\u2014)\s*(?=\S)")
-_CLAUSES = re.compile(r"[.;!?\n]+\s*|\s[-\u2013\u2014]+\s|,\s*(?:and |but |then |so )?|"
+_CLAUSES = re.compile(r"(?:[;!?\n]|\.(?=\s|$))+\s*|\s[-\u2013\u2014]+\s|,\s*(?:and |but |then |so )?|"
                       r"\b(?:and|but|then) (?=(?:also |always |never |please |quietly )?[a-z]+ "
                       r"(?:her|him|them|it|the|a|an|all|any)\b)", _I)
 # Words before a verb that make it an order ("always book", "please seat", "do not route").
@@ -502,6 +508,10 @@ def _clauses(text: str) -> list[str]:
     return [c.strip() for c in _CLAUSES.split(text) if c and c.strip()]
 
 
+_NOUN_SUBJECT = re.compile(r"^[A-Za-z'-]+\s+(?:for|of|in|on|at|with|to)\s+(?:[\w'-]+\s+){0,3}?"
+                           r"(?:is|are|was|were|has|have)\b", re.I)
+
+
 def _head(clause: str) -> str | None:
     """The verb a clause opens with when it is an order, lower case; None for a statement."""
     clause = _CONDITION.sub("", clause)
@@ -511,6 +521,8 @@ def _head(clause: str) -> str | None:
     if not words:
         return None
     following = words[1] if len(words) > 1 else ""
+    if _NOUN_SUBJECT.match(stripped):  # "Budget for Japan is about ...": a noun, then its verb
+        return None
     return words[0].lower() if is_imperative_head(words[0], following, marked) else None
 
 
