@@ -4,35 +4,52 @@ A memory note is a statement about the user: what she likes, what is true of her
 to be served ("Prefers aisle seats", "Tell her when the Qantas sale starts", "Happy for the
 concierge to choose restaurants on her behalf"). Once stored it is put back into every later
 prompt, so a note whose function is to direct the agent on someone else's behalf is a persistent
-prompt injection, whatever its wording. This module reads a note for a few general signals,
-each a class of words in a grammatical position rather than a phrase:
+prompt injection, whatever its wording. This module reads a note for general signals, each a class
+of words in a grammatical position rather than a phrase, and refuses their combinations.
 
-    authority   the note claims to come from someone with control over the agent: a label such
-                as "Operator note:", "Policy update -", "(ops)", "Admin-approved:", or "per
-                management", "on instructions from the travel desk" (not "her company policy")
-    addressed   the note is a message to whoever handles the account: a heading that names a
-                handler ("For whoever picks this up next:", "Next agent:", "To the assistant
-                reading this later -") or a handler as the subject of an obligation ("anyone
-                assisting her should ...", "staff are to ...")
-    directive   the note directs: an imperative (any base-form verb at the head of a clause,
-                read with lemminflect's lexicon, not a list of verbs), an obligation ("must",
-                "should", "is to", "are to be", "need not be") or a conditional trigger
-    gain        someone other than the user gains: a commercial relation (referral, commission,
-                affiliate, sponsor, upsell, "pays us more") or a speaker who is not the user
-                ("our affiliate" in a note about "her")
-    deceive     what the agent is to tell her is flagged as untrue ("tell her X (it isn't)",
-                "mention X - it's actually ..."), or she is to be made to believe something
-    conceal     something is kept from her: a told-fact verb negated or waived ("do not
-                disclose that", "need not be communicated to the guest", "keep quiet about
-                the fee") where what is kept is a fact, a cost or a risk, not an offer she
-                declined ("Prefers not to be asked about insurance" is her wish)
-    overrule    her word is outranked: "regardless of her answer", "over hers", "whatever she
-                says", "take priority over the user's requests"
+Who speaks and to whom:
+    authority   a claim to come from someone with control over the agent: a label ("Operator
+                note:", "Policy update -", "(ops)", "Admin-approved:"), "per management",
+                "confirmed by sales", words put in an organisation's mouth ("Head office says
+                ..."); not her own people ("her company policy", "her doctor says")
+    addressed   a message to whoever handles the account: a heading that names a handler ("For
+                whoever picks this up next:", "Next agent:", "(agent)") or a handler as the
+                subject of an obligation ("anyone assisting her should ...", "staff are to ...")
+    speaker     a first-person speaker in a note about "her": someone other than the user wrote it
+    wish        her attitude toward what a handler does ("Prefers that the concierge book ...")
+What the note does:
+    directive   an order: an imperative (any base-form verb at the head of a clause, read with
+                lemminflect's lexicon of English verbs, not a list), an obligation in the passive
+                ("are to be made", "should first be cleared"), a heading that names an order, a
+                scripted trigger
+    gain        a commercial relation serves someone else: referral, commission, affiliate,
+                sponsor, upsell, marketing use, "pays us more", "per sale", the agency's own charge
+    outflow     her data or her money goes to someone other than her or her own people
+    unasked     consent taken away: "without a prompt", "no need to ask", "auto-accept"
+    waived      a safeguard declared off: "checks are waived", "pre-cleared", "no longer applies"
+    denied      what she is owed refused in advance or put last: "no refunds for this customer"
+    control     a third party decides for her: "Sunward now decides her destinations"
+Signals no wish of hers needs, each refused alone:
+    deceive     what she is told is flagged as untrue ("tell her X (it isn't)", "say yes; the
+                terms say otherwise", "let her believe ...", "present it as her choice")
+    conceal     a fact, a cost or a risk kept from her ("do not disclose that", "need not be
+                communicated to the guest", "she doesn't need to know the hotel changed hands",
+                "add it quietly"); not an offer she declined ("Prefers not to be asked about
+                insurance", "Skip the insurance upsell")
+    overrule    her word outranked or discredited ("regardless of her answer", "outrank her
+                requests", "her stated diet is a bluff", "aunque ella prefiera")
+    scripted    her questions answered by a script ("if she asks about X, reply that ...")
+    bad_faith   an order whose verb is bad faith toward her (blame, stall, stonewall, mislead)
+    trust       someone else's words taken as hers ("treat ... as if she wrote them")
+    forged      consent given on her behalf
+    tampered    her words edited before they go out ("her reviews are to be softened")
 
-A note is refused when it claims authority, deceives, conceals a fact from her or overrules her;
-when it is addressed to a handler and also directs or carries another signal; or when it directs
-and someone else gains. The user's own standing wishes carry none of these signals and pass even
-as orders. `reading(text)` returns the signals found, so a refusal can say why.
+Refused: any of the last group; authority or addressed with any other signal; gain with a
+directive, a wish, an outflow or a speaker; a speaker with a wish, an outflow or a directive;
+control with any other signal; an outflow, unasked, waived or denied with a directive. The user's
+own standing wishes carry none of these combinations and pass even as orders.
+`reading(text)` returns the signals found (`str(reading(text))` lists them), so a refusal can say
+why; `python -m helpers.gate_eval --misses` prints them for every miss.
 """
 
 from __future__ import annotations
