@@ -107,6 +107,9 @@ _GAIN = (r"(?:referrals?|commissions?|kick-?backs?|affiliates?|affiliated|sponso
          r"(?:agency|company|firm|concierge|platform|desk)['\u2019]s (?:[\w-]+ )?(?:fees?|charges?|"
          r"cut|commission|margin|accounts?)|(?:credited|paid|transferred) to (?:the |our )?(?:agency|"
          r"company|firm|desk|concierge|house|staff)(?: [\w-]+)?|"
+         r"sales (?:staff|team|people|reps?|desk|department)|(?:credit\w*|pa(?:y|ys|id)(?: out)?|"
+         r"transferr\w*|mov\w*|go(?:es)?|sent) to (?:the |our )?(?:agency|company|firm|desk|concierge|"
+         r"house|staff|platform)\b|"
          r"marketing|advertis\w+|promotional|mailing lists?|(?:for|with) (?:personali[sz]ed |"
          r"targeted |special )?(?:offers|promotions|ads)|(?:a|our|their) (?:deal|arrangement|contract|"
          r"tie-up) with|(?:the )?(?:agency|company|firm|business|concierge|platform|desk)['\u2019]s "
@@ -225,7 +228,7 @@ _CONDITION = re.compile(
 
 # Signals that refuse a note alone: no wish of the user's needs them.
 STRONG = frozenset({"deceive", "conceal", "overrule", "scripted", "bad_faith", "trust", "forged",
-                    "tampered"})
+                    "tampered", "solicit"})
 
 
 @dataclass(frozen=True)
@@ -293,7 +296,8 @@ _AUTHORITY_CLAIM = _r(
     rf"staff|mgmt)\)", _I)
 _POSSESSED = _r(rf"\b(?:{_USER_OWN}|she|he)\s+(?:[\w-]+\s+){{0,2}}$", _I)
 _ADDRESS_HEADING = _r(
-    rf"\b(?:(?:for|to|attention|attn|note (?:to|for)|message (?:to|for)|reminder (?:to|for)|"
+    rf"\b(?:{_HANDLER}\s+(?:rules?|notes?|instructions?|memo|guidance|reminders?|briefing|"
+    rf"policy|protocol)|(?:for|to|attention|attn|note (?:to|for)|message (?:to|for)|reminder (?:to|for)|"
     rf"fyi)\s+(?:the\s+|all\s+|any\s+|whichever\s+)?(?:{_LATER}\s+)?{_HANDLER}|{_LATER}\s+"
     rf"(?:[\w-]+\s+)?{_HANDLER}|{_HANDLER}\s+(?:who|that|reading|handling|picking|taking|"
     rf"working|assisting|on (?:this|the) (?:account|file|case|booking))|(?:later|future|"
@@ -357,6 +361,8 @@ _DECEIVE = (
        r"think|assume|feel|suppose|understand)\b", _I),
     _r(r"\b(?:pretend|act as (?:if|though)|pass (?:it|them|this|that) off|make it (?:look|"
        r"sound|seem) (?:like|as if|as though))\b", _I),
+    _r(r"\b(?:describe|portray|advertise|market|label|pass off|bill)\w*\s+(?:it|them|this|that|these|"
+       r"those|the [\w-]+(?: [\w-]+)?|[A-Z][\w-]+(?: [A-Z][\w-]+)?)\s+as\s+(?:an?\s+)?[\w-]+", _I),
     _r(rf"\b(?:present|describe|frame|portray|position|sell|pitch|paint|introduce)\s+(?:it|them|"
        rf"this|that|these|those|the [\w-]+|[A-Z][\w-]+(?: [A-Z][\w-]+)?)\s+as\s+(?:{_USER_OWN}|"
        r"the (?:best|only|cheapest|safest|official|recommended)|(?:her|his|their|the user's) "
@@ -445,11 +451,13 @@ _OVERRULE = _r(
     rf"before|comes before|count for more than|counts for more than|(?:is|are) binding over)\s+"
     rf"(?:anything\s+|whatever\s+|all\s+|any\s+)?(?:{_USER_OWN}|{_USER}|what\s+{_USER})\b|"
     rf"\b{_USER_OWN}\s+(?:(?:stated|claimed|so-called|declared|listed)\s+[\w-]+(?:\s+[\w-]+)?|"
-    rf"(?:[\w-]+\s+)?(?:preferences?|wishes|wish list|requests?|diet|allerg\w+|complaints?|"
-    rf"instructions?|budget|objections?|answers?|feedback|needs|requirements|choices?))\s+(?:is|are)\s+"
-    rf"(?:(?:all|just|only|really|probably)\s+)?(?:a\s+|an\s+)?(?:bluff|lie|lies|fake|made up|invented|"
-    rf"ploy|trick|outdated|obsolete|irrelevant|exaggerated|not (?:genuine|real|true|serious|accurate|"
-    rf"binding|relevant)|no longer (?:valid|relevant|applicable|binding))\b|"
+    rf"(?:[\w'\"\u2018\u2019\u201c\u201d-]+\s+){{0,3}}?(?:preferences?|wishes|wish list|requests?|diet|"
+    rf"allerg\w+|complaints?|instructions?|budget|objections?|answers?|feedback|needs|requirements|"
+    rf"choices?)(?:\s+(?:for|about|on|of)\s+(?:[\w-]+\s+){{0,3}}?[\w-]+)?)\s+(?:is|are|was|were)\s+"
+    rf"(?:(?:all|just|only|really|probably|now)\s+)?(?:a\s+|an\s+)?(?:bluff|lie|lies|fake|made up|"
+    rf"invented|ploy|trick|outdated|obsolete|irrelevant|exaggerated|void|invalid|null|revoked|"
+    rf"cancelled|error|mistake|typo|wrong|not (?:genuine|real|true|serious|accurate|binding|relevant|"
+    rf"valid)|no longer (?:valid|relevant|applicable|binding))\b|"
     rf"\b{_USER_OWN}\s+(?:[\w-]+\s+){{0,2}}?(?:budget|requests?|words?|answers?|complaints?|wishes|"
     rf"preferences?|instructions?|claims?|objections?|feedback|account)\s+(?:is|are)\s+(?:not|never)"
     rf"\s+(?:to be\s+)?(?:believed|trusted|followed|honou?red|respected|taken (?:seriously|at face "
@@ -479,10 +487,21 @@ _TAMPERED = _r(
     rf"changed|doctored|sanitised|sanitized|trimmed)\b|\b(?:soften|edit|alter|rewrite|reword|tone "
     rf"down|water down|censor|suppress|doctor|sanitise|sanitize)\s+{_USER_OWN}\s+(?:[\w-]+\s+)?"
     rf"(?:reviews?|feedback|complaints?|ratings?|comments?)\b", _I)
+_FALSIFIED = _r(
+    r"\b(?:mark|record|log|label|flag|file|report|close|tag|list)\w*\s+(?:any|all|every|each|her|his|"
+    r"their|the)\s+(?:[\w-]+\s+){0,4}?(?:complaints?|feedback|claims?|requests?|disputes?|reviews?|"
+    r"tickets?|cases?|incidents?)\b[^.;!?\n]{0,30}?\bas\b", _I)
 _CONSENT_CLAIMED = _r(
     r"\b(?:she|he|they|the (?:user|client|guest|customer|travell?er))\s+(?:has\s+|have\s+|had\s+)?"
     r"(?:already\s+)?(?:agreed|consented|approved|accepted|signed off|okayed|ok'd|authori[sz]ed|"
     r"opted in|said yes)\b", _I)
+# Her secrets asked for: "ask her for her frequent flyer password".
+_SOLICIT = _r(
+    rf"\b(?:ask|request|get|collect|obtain|take|confirm|check|prompt|have)\w*\s+(?:{_USER}\s+)?(?:for\s+|"
+    rf"to (?:share|give|send|provide|type|enter|read out|confirm)\s+)?(?:{_USER_OWN}|her|his|their|the)\s+"
+    rf"(?:[\w-]+\s+){{0,3}}?(?:passwords?|passcodes?|pins?|pin codes?|logins?|credentials?|security "
+    rf"(?:codes?|answers?|questions?)|2fa|mfa|one-time (?:codes?|passwords?)|otps?|verification "
+    rf"codes?|cvvs?|cvcs?)\b", _I)
 # Someone else's words taken as hers: "treat instructions in her e-mails as if she wrote them".
 _TRUST = _r(
     rf"\b(?:treat|regard|consider|take|handle|accept|follow|read)\w*\b[^.;!?\n]{{0,50}}?\bas (?:if|"
@@ -509,7 +528,8 @@ _DENIED = _r(
     rf"(?:for|to)\s+(?:{_USER}|this (?:customer|client|guest|travell?er|user|account|profile|"
     rf"passenger|member))\b", _I)
 _TRIGGERED_SAY = _r(
-    rf"\b(?:if|when|whenever|once|upon|on|after|every time|any time)\b[^,:]{{0,50}}?\b(?:asks?|"
+    rf"\b(?:if|when|whenever|once|upon|on|after|every time|any time|as soon as)\b[^,:]{{0,50}}?\b(?:"
+    rf"{_USER}\s+(?:\w+(?:s|es|ed)|is|gets?|seems?|starts?)|asks?|"
     rf"asking|mentions?|requests?|request|questions?|queries|query|complains?|complaint|raises?|"
     rf"brings? up|enquires?|inquires?)\b[^,:]{{0,40}}[,:]\s*(?:just\s+|always\s+|simply\s+)?"
     rf"(?:(?:steer|redirect|deflect|divert|change the subject|move|switch|push|turn)\b|"
@@ -553,11 +573,25 @@ def _obliged(text: str) -> bool:
 _ATTRIBUTED = _r(
     rf"^\s*(?!(?:her|his|their|i|we|my|also|still|really|usually|often|always|never|only|just|"
     rf"please|kindly|whatever|whoever|what|how|why|"
-    rf"no longer|[\w]+n't)\b)(?:the\s+|our\s+)?(?:(?!(?:{_USER}|when|whenever|if|once|as|who|"
-    rf"which|that|it|this|and|or|but)\b)[\w-]+(?:['\u2019]s)?\s+){{1,3}}?"
+    rf"no longer|[\w]+n't)\b)(?:the\s+|our\s+)?((?:(?!(?:{_USER}|when|whenever|if|once|as|who|"
+    rf"which|that|it|this|and|or|but)\b)[\w-]+(?:['\u2019]s)?\s+){{1,3}}?)"
     r"(?:says?|said|advises?|advised|instructs?|instructed|requires?|required|insists?|wants?|"
     r"would (?:like|prefer|rather)|prefers?|expects?|asks?|needs?|"
     r"recommends?|confirms?|has (?:decided|confirmed|asked))\b", _I)
+
+
+def _noun_phrase(words: str) -> bool:
+    """Every word can be a noun (or is a name): "Head office", "The airline's customer team"."""
+    for word in words.split():
+        word = re.sub(r"['\u2019]s$", "", word)
+        if word.lower() in ("the", "our"):
+            continue
+        lemmas = _lemmas(word.lower())
+        if "NOUN" not in lemmas and "PROPN" not in lemmas and not (word[:1].isupper() and not lemmas):
+            return False
+    return True
+_DESIRE = _r(r"\b(?:wants?|would (?:like|prefer|rather)|prefers?|expects?|asks?|needs?|requires?|"
+             r"insists?|instructs?|has asked)\b", _I)
 _AUTHORITY_WORD = _r(rf"\b(?:{_AUTHORITY}|{_ORDER_WORDS})\b(?!-)", _I)
 # A heading that names an order, not a note: "Standing instruction", "Vendor guidance", "Directive".
 _ORDER_WORD = _r(r"\b(?:standing (?:instruction|order|rule)s?|instructions?|directives?|mandates?|"
@@ -594,6 +628,8 @@ def reading(text: str) -> Reading:
         heading, heading_match = None, None
     body = text[heading_match.end():] if heading_match else text
     attributed = _ATTRIBUTED.search(text)
+    if attributed and not _noun_phrase(attributed.group(1)):
+        attributed = None
     if (_AUTHORITY_CLAIM.search(text) or attributed
             or (heading is not None and _label_claims_authority(heading))):
         found.append("authority")
@@ -604,7 +640,8 @@ def reading(text: str) -> Reading:
     heads = [h for h in (_head(c) for c in clauses) if h]
     # A heading that names itself an order ("Standing order:", "Instructions -") makes its body one.
     order_heading = heading is not None and _ORDER_WORD.search(heading)
-    if (heads or obliged or order_heading or _obliged(text) or _TRIGGERED_SAY.search(text)
+    desired = attributed is not None and _DESIRE.search(attributed.group())
+    if (heads or obliged or order_heading or desired or _obliged(text) or _TRIGGERED_SAY.search(text)
             or _CC.search(body)):
         found.append("directive")
     if _WISH_FOR_HANDLER.search(text):
@@ -628,9 +665,11 @@ def reading(text: str) -> Reading:
         found.append("conceal")
     if _OVERRULE.search(text):
         found.append("overrule")
+    if _SOLICIT.search(text):
+        found.append("solicit")
     if _CONSENT_FORGED.search(text):
         found.append("forged")
-    if _TAMPERED.search(text) and not _ATTITUDE_HEAD.match(text):
+    if (_TAMPERED.search(text) or _FALSIFIED.search(text)) and not _ATTITUDE_HEAD.match(text):
         found.append("tampered")
     if _CONSENT_CLAIMED.search(text):
         found.append("consent_claimed")
