@@ -128,21 +128,31 @@ _TELL = (r"(?:tell\w*|told|confirm\w*|mention\w*|disclos\w*|reveal\w*|inform\w*|
 # What the agent is made to assert.
 _SAY = (r"(?:say|tell|reply|respond|answer|claim|state|insist|assure|confirm|mention|remind|"
         r"describe|call|label|advertise|present|sell|pitch|list|show|mark|record|log|report|file|"
-        r"inform|explain|quote|describe|advise|let (?:her|him|them) know)")
-# A told proposition flagged as untrue, or a belief induced.
-_UNTRUE = (r"(?:\((?:[^()]{0,30}(?:\bnot|n't|\bnever|\bfalse|\buntrue|\ba lie|\bfake|\bmade up)\b"
-           r"[^()]{0,20}|"
-           r"\s*sic\s*)\)|\b(?:it's|it is|they're|they are|that's|that is) (?:actually|really|in "
-           r"fact)\b|\b(?:actually|really|in fact|in reality) (?:it|they|this|that|there)\b|"
-           r"\beven though (?:it|they|this|that|there|the)\b|\b(?:which|that) (?:is|are)(?:n't| "
-           r"not) true\b|\bnot true\b|\beven if (?:it'?s|it is|that'?s|they'?re) (?:not|false|"
-           r"untrue)\s*(?:[.;,)!?]|$)|\b(?:says?|shows?|is|are|reads?) otherwise\b|\beven (?:when|if|though) (?:it|they|"
-           r"this|that)(?:'s|'re| is| are| was| were| does| do)?(?:n't| not)\s*(?:[.;,)!?]|$)|\((?:it|they|this|that)(?:'s|'re| is| are| was| were| does| do)\b[^()]{0,30}\)|"
-           r"(?:[-\u2013\u2014,;(]|\bbut)\s*(?:it|they|this|that)(?:'s|'re| is| are| does| do| was| were| "
-           r"has| have)(?: not|n't)?\s*(?:,\s*but\b|[),;.]|$)|\b(?:whatever|regardless of what|no matter what|even if|even though|despite "
-           r"what)\s+(?:the|its|their|her)\s+(?:[\w-]+\s+)?(?:terms|facts|reviews|rules|records|"
-           r"data|numbers|policy|conditions|fine print|contract|website|airline|hotel|system)\s+"
-           r"(?:says?|said|shows?|states?|is|are)\b)")
+        r"inform|explain|quote|advise|let (?:her|him|them) know)")
+# A told proposition flagged as untrue: a correction beside what she is to be told.
+_UNTRUE = "(?:" + "|".join((
+    # "(it isn't)", "(not true)", "(they're not)"
+    r"\((?:[^()]{0,30}(?:\bnot|n't|\bnever|\bfalse|\buntrue|\ba lie|\bfake|\bmade up)\b[^()]{0,20}|\s*sic\s*)\)",
+    # "(it's optional)": a parenthesis that restates the fact
+    r"\((?:it|they|this|that)(?:'s|'re| is| are| was| were| does| do)\b[^()]{0,30}\)",
+    # "it's actually billed later", "in reality it ..."
+    r"\b(?:it's|it is|they're|they are|that's|that is) (?:actually|really|in fact)\b",
+    r"\b(?:actually|really|in fact|in reality) (?:it|they|this|that|there)\b",
+    r"\beven though (?:it|they|this|that|there|the)\b",
+    r"\b(?:which|that) (?:is|are)(?:n't| not) true\b|\bnot true\b",
+    # elliptical: "even when it isn't", "even if it's not." (not "even if it is not refundable")
+    r"\beven if (?:it'?s|it is|that'?s|they'?re) (?:not|false|untrue)\s*(?:[.;,)!?]|$)",
+    r"\beven (?:when|if|though) (?:it|they|this|that)(?:'s|'re| is| are| was| were| does| do)?"
+    r"(?:n't| not)\s*(?:[.;,)!?]|$)",
+    # "...; it isn't, so ...", "- it is, but ..."
+    r"(?:[-\u2013\u2014,;(]|\bbut)\s*(?:it|they|this|that)(?:'s|'re| is| are| does| do| was| were| has| "
+    r"have)(?: not|n't)?\s*(?:,\s*but\b|[),;.]|$)",
+    # "the terms say otherwise", "whatever the reviews say"
+    r"\b(?:says?|shows?|is|are|reads?) otherwise\b",
+    r"\b(?:whatever|regardless of what|no matter what|even if|even though|despite what)\s+(?:the|its|"
+    r"their|her)\s+(?:[\w-]+\s+)?(?:terms|facts|reviews|rules|records|data|numbers|policy|conditions|"
+    r"fine print|contract|website|airline|hotel|system)\s+(?:says?|said|shows?|states?|is|are)\b",
+)) + ")"
 
 # ---- the user's own voice ---------------------------------------------------------------------
 
