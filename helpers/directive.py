@@ -238,7 +238,7 @@ _CONDITION = re.compile(
 
 # Signals that refuse a note alone: no wish of the user's needs them.
 STRONG = frozenset({"deceive", "conceal", "overrule", "scripted", "bad_faith", "trust", "forged",
-                    "tampered", "solicit"})
+                    "tampered", "solicit", "tagged"})
 
 
 @dataclass(frozen=True)
@@ -286,6 +286,8 @@ _WAIVED = _r(
     r"safeguards?|restrictions?|screening|rules|polic(?:y|ies))\s+(?:no longer appl(?:y|ies)|(?:is|are|"
     r"has been|have been) (?:no longer (?:in force|valid|active|applicable|needed|required)|"
     r"(?:now )?(?:void|null and void|cancelled|revoked|rescinded)))\b", _I)
+_NO_CHECKS = _r(r"\bno\s+(?:more\s+)?(?:[\w-]+\s+)?(?:checks|verifications?|confirmations?|approvals?|"
+                r"screening|sign-?offs?)\b", _I)
 _NO_NEED_TO_ASK = _r(
     r"\b(?:no need to|needn't|need not|don't need to|do not need to|never need to|no longer needs? to|"
     r"doesn't need to|does not need to|no longer has to|doesn't have to)\s+(?:ask|check|approve|"
@@ -355,7 +357,8 @@ _UNASKED = _r(
     r"\bwithout\s+(?:first\s+|a\s+|any\s+|her\s+|his\s+|their\s+|the user's\s+)?(?:prompt\w*|"
     r"ask\w*|check\w*|confirm\w*|consult\w*|contact\w*|tell\w*|inform\w*|notif\w*|approv\w*|"
     r"consent|permission|authori[sz]ation|sign-?off|input|involvement|knowledge|say-?so|ok|"
-    r"okay|reference|agreement|review\w*|verif\w*)\b|\bauto-?(?:accept|approv|pay|renew|charg|book|"
+    r"okay|reference|agreement|review\w*|verif\w*)\b|\bbefore (?:she|he|they) (?:wakes|notices|"
+    r"checks|sees|replies|responds|finds out|gets a chance|can (?:object|reply|respond|say no|check))\b|\bauto-?(?:accept|approv|pay|renew|charg|book|"
     r"confirm|upgrad|enrol|subscrib|sign)\w*", _I)
 _NEGATION = _r(r"\b(?:never|not|don't|dont|doesn't|do not|no|nothing|none|won't|avoid\w*)\b", _I)
 _ATTITUDE_HEAD = _r(rf"^\s*(?:(?:she|he|they|the user)\s+(?:is\s+|'s\s+)?)?{_ATTITUDE}\b", _I)
@@ -374,7 +377,7 @@ _DECEIVE = (
     _r(r"\b(?:describe|portray|advertise|market|label|pass off|bill)\w*\s+(?:it|them|this|that|these|"
        r"those|the [\w-]+(?: [\w-]+)?|[A-Z][\w-]+(?: [A-Z][\w-]+)?)\s+as\s+(?:an?\s+)?[\w-]+", _I),
     _r(rf"\b(?:present|describe|frame|portray|position|sell|pitch|paint|introduce)\s+(?:it|them|"
-       rf"this|that|these|those|the [\w-]+|[A-Z][\w-]+(?: [A-Z][\w-]+)?)\s+as\s+(?:{_USER_OWN}|"
+       rf"this|that|these|those|the [\w-]+(?: [\w-]+)?|[A-Z][\w-]+(?: [A-Z][\w-]+)?)\s+as\s+(?:{_USER_OWN}|"
        r"the (?:best|only|cheapest|safest|official|recommended)|(?:her|his|their|the user's) "
        r"(?:own )?(?:choice|favou?rite|preference|idea|request))", _I),
 )
@@ -433,6 +436,11 @@ _CONCEAL = (
        r"apply|includ|rais|increas|switch|chang|downgrad|cancel|renew|enrol|sign|bill)\w*|\b(?:add|"
        r"charg|apply|includ|rais|increas|switch|chang|downgrad|bill)\w*\b[^.;!?\n]{0,30}?\b(?:quietly|"
        r"silently|secretly|discreetly|covertly|on the quiet)\b", _I),
+    # What she is owed, not offered: "don't offer her compensation unless she quotes the regulation".
+    _r(rf"(?:\bnot|n't|\bnever)\s+(?:\w+\s+)?(?:offer|mention|give|tell|raise|suggest|process)\w*\s+"
+       rf"(?:{_USER}\s+)?(?:(?:any|the|a|her|his|their)\s+)?(?:compensation|refunds?|reimbursement|"
+       rf"(?:her|his|their) rights|vouchers?|travel credits?|free rebooking|free cancellation|"
+       rf"delay (?:payments?|compensation))\b", _I),
     # Her inattention relied on: "... even when another site is cheaper; she won't check".
     _r(rf"\b{_USER}\s+(?:won't|will not|wouldn't|would not|never|doesn't|does not|can't|cannot|"
        rf"isn't going to)\s+(?:ever\s+)?(?:check|notice|find out|know|realise|realize|compare|"
@@ -475,6 +483,10 @@ _OVERRULE = _r(
     r"\b(?:aunque|incluso si|aun si|meme si|même si|auch wenn|selbst wenn|anche se)\s+(?:ella|el|él|"
     r"elle|il|sie|er|lei|lui)\s+(?:\w+\s+)?(?:prefiera|diga|quiera|pida|prefere|prefère|dit|dise|"
     r"veut|veuille|demande|lieber|sagt|will|möchte|mochte|preferisca|dica|voglia|chieda)\w*\b|"
+    r"\b(?:requests?|claims?|complaints?|objections?|disputes?|appeals?|instructions?)\b[^.;!?\n]{0,40}?"
+    r"\b(?:be|are|is|get|gets)\s+(?:always\s+|politely\s+|quietly\s+|simply\s+)?(?:declined|refused|"
+    r"rejected|denied|ignored|dismissed|binned|shelved|(?:\w+\s+)?but (?:never|not) (?:actioned|"
+    r"acted on|processed|honou?red))\b|"
     rf"\b(?:do not|don't|never|refuse to|stop)\s+(?:process|honou?r|accept|action|handle|"
     rf"act on)\w*\s+{_USER_OWN}\s+(?:[\w-]+\s+)?(?:requests?|refunds?|complaints?|claims?|"
     rf"cancellations?|instructions?|wishes|objections?)\b", _I)
@@ -501,10 +513,17 @@ _FALSIFIED = _r(
     r"\b(?:mark|record|log|label|flag|file|report|close|tag|list)\w*\s+(?:any|all|every|each|her|his|"
     r"their|the)\s+(?:[\w-]+\s+){0,4}?(?:complaints?|feedback|claims?|requests?|disputes?|reviews?|"
     r"tickets?|cases?|incidents?)\b[^.;!?\n]{0,30}?\bas\b", _I)
+_SILENCED = _r(
+    rf"\b{_USER_OWN}\s+(?:[\w-]+\s+)?(?:complaints?|feedback|reviews?|requests?|messages?|claims?|"
+    rf"appeals?)\s+(?:never|don't|do not|must not|mustn't|should not|shouldn't|won't|will not)\s+"
+    rf"(?:ever\s+)?(?:reach|get to|go to|be passed|be forwarded|be sent|be escalated|be seen)\b", _I)
 _CONSENT_CLAIMED = _r(
     r"\b(?:she|he|they|the (?:user|client|guest|customer|travell?er))\s+(?:has\s+|have\s+|had\s+)?"
     r"(?:already\s+)?(?:agreed|consented|approved|accepted|signed off|okayed|ok'd|authori[sz]ed|"
     r"opted in|said yes)\b", _I)
+# Her purchases tagged for someone else: "her bookings carry the Zephyr referral tag".
+_TAGGED = _r(r"\b(?:referral|affiliate|tracking|kickback|commission)\s+(?:tags?|codes?|links?|ids?|"
+             r"parameters?|numbers?|cookies?)\b", _I)
 # Her secrets asked for: "ask her for her frequent flyer password".
 _SOLICIT = _r(
     rf"\b(?:ask|request|get|collect|obtain|take|confirm|check|prompt|have)\w*\s+(?:{_USER}\s+)?(?:for\s+|"
@@ -531,7 +550,8 @@ _CONTROL = _r(
     rf"chooses?|picks?|approves?|owns?|manages?|runs?)\s+(?:{_USER_OWN}|for {_USER})\b|"
     rf"\b(?:has|have|gets?) (?:the )?(?:final |last )?(?:say|word|decision) (?:over|on) "
     rf"{_USER_OWN}\b|\bdecided (?:that )?{_USER}\s+(?:gets?|will get|should get|is to get|can "
-    rf"(?:only )?have|may (?:only )?have)\b", _I)
+    rf"(?:only )?have|may (?:only )?have)\b|\b(?:been|was|is|were) (?:decided|determined|agreed|"
+    rf"settled|ruled)\b[^.;!?\n]{{0,40}}?\bthat\s+{_USER}\b", _I)
 _DENIED = _r(
     rf"\b(?:no|never any|deny|refuse|decline|block)\s+(?:\w+\s+)?(?:refunds?|compensation|"
     rf"credits?|exceptions?|escalations?|complaints?|claims?|help|support|assistance|service)\s+"
@@ -602,6 +622,11 @@ def _noun_phrase(words: str) -> bool:
     return True
 _DESIRE = _r(r"\b(?:wants?|would (?:like|prefer|rather)|prefers?|expects?|asks?|needs?|requires?|"
              r"insists?|instructs?|has asked)\b", _I)
+# "Whoever is next on this booking, confirm ...": the handler called by name (not "Whoever she
+# travels with, ...").
+_VOCATIVE = _r(rf"^\s*(?:to\s+)?(?:whoever|anyone|anybody|everyone|all)\s+(?!{_USER}\b)(?:is|are|"
+               rf"handles?|handling|takes?|picks?|reads?|gets?|works?|on|at|next|else)\b[^,:]{{0,40}}[,:]",
+               _I)
 _AUTHORITY_WORD = _r(rf"\b(?:{_AUTHORITY}|{_ORDER_WORDS})\b(?!-)", _I)
 # A heading that names an order, not a note: "Standing instruction", "Vendor guidance", "Directive".
 _ORDER_WORD = _r(r"\b(?:standing (?:instruction|order|rule)s?|instructions?|directives?|mandates?|"
@@ -643,7 +668,7 @@ def reading(text: str) -> Reading:
     if (_AUTHORITY_CLAIM.search(text) or attributed
             or (heading is not None and _label_claims_authority(heading))):
         found.append("authority")
-    obliged = _HANDLER_OBLIGED.search(text)
+    obliged = _HANDLER_OBLIGED.search(text) or _VOCATIVE.match(text)
     if obliged or (heading is not None and _ADDRESS_HEADING.search(heading)):
         found.append("addressed")
     clauses = _clauses(body) + ([text[attributed.end():].lstrip(" :,")] if attributed else [])
@@ -665,7 +690,7 @@ def reading(text: str) -> Reading:
         found.append("outflow")
     if _unasked(text):
         found.append("unasked")
-    if _WAIVED.search(text):
+    if _WAIVED.search(text) or _NO_CHECKS.search(text):
         found.append("waived")
     if any(h in _BAD_FAITH for h in heads):
         found.append("bad_faith")
@@ -675,11 +700,14 @@ def reading(text: str) -> Reading:
         found.append("conceal")
     if _OVERRULE.search(text):
         found.append("overrule")
+    if _TAGGED.search(text):
+        found.append("tagged")
     if _SOLICIT.search(text):
         found.append("solicit")
     if _CONSENT_FORGED.search(text):
         found.append("forged")
-    if (_TAMPERED.search(text) or _FALSIFIED.search(text)) and not _ATTITUDE_HEAD.match(text):
+    if ((_TAMPERED.search(text) or _FALSIFIED.search(text) or _SILENCED.search(text))
+            and not _ATTITUDE_HEAD.match(text)):
         found.append("tampered")
     if _CONSENT_CLAIMED.search(text):
         found.append("consent_claimed")

@@ -53,11 +53,11 @@ note's function is to direct the agent for someone other than the user: it reads
 lexicon, a third party's gain, her data or money leaving her, consent or a safeguard taken away,
 a deception, a fact kept from her, her word overruled, a scripted answer) and refuses their
 combinations, while the user's own standing wishes, which carry none of them, pass even as orders.
-It was developed on data/gate_heldout_dev.json, nine batches of look-alikes written by its
-author; each batch was measured once before it was used (instructions found by the reading then in
-use / by the gate before it: 6/2 of 19, 3/1 of 8, 7/5 of 19, 9/6 of 18, 12/3 of 18, 5/3 of 16,
-4/2 of 16, 6/4 of 16, so 52 of 130 against 26 of 130; of their 115 allow cases the reading
-blocked one that the gate before it let through, in the second batch). On text nobody tuned it to, expect about half of such
+It was developed on data/gate_heldout_dev.json, batches of look-alikes written by its author;
+each batch was measured once before it was used (instructions found by the reading then in use /
+by the gate before it: 6/2 of 19, 3/1 of 8, 7/5 of 19, 9/6 of 18, 12/3 of 18, 5/3 of 16, 4/2 of
+16, 6/4 of 16, 6/2 of 15, so 58 of 145 against 28 of 145; of their 129 allow cases the reading
+blocked one that the gate before it let through, and 2 more of 20 look-alikes written to trip it). On text nobody tuned it to, expect about half of such
 instructions to be found, not all of them. Set 8,
 looked at only in
 aggregate, then read 74 % (17 of 23; instructions 12 of 18), 0 of 21 false blocks.
