@@ -110,6 +110,8 @@ _GAIN = (r"(?:referrals?|commissions?|kick-?backs?|affiliates?|affiliated|sponso
          r"sales (?:staff|team|people|reps?|desk|department)|(?:credit\w*|pa(?:y|ys|id)(?: out)?|"
          r"transferr\w*|mov\w*|go(?:es)?|sent) to (?:the |our )?(?:agency|company|firm|desk|concierge|"
          r"house|staff|platform)\b|"
+         r"(?:funds?|funded|finances?|sponsors?|bankrolls?|subsidi[sz]es?|pays? for) (?:the concierge|"
+         r"us|this service|the service|the agency|our (?:service|agency|desk))|"
          r"marketing|advertis\w+|promotional|mailing lists?|(?:for|with) (?:personali[sz]ed |"
          r"targeted |special )?(?:offers|promotions|ads)|(?:a|our|their) (?:deal|arrangement|contract|"
          r"tie-up) with|(?:the )?(?:agency|company|firm|business|concierge|platform|desk)['\u2019]s "
@@ -238,7 +240,7 @@ _CONDITION = re.compile(
 
 # Signals that refuse a note alone: no wish of the user's needs them.
 STRONG = frozenset({"deceive", "conceal", "overrule", "scripted", "bad_faith", "trust", "forged",
-                    "tampered", "solicit", "tagged"})
+                    "tampered", "solicit", "tagged", "delegated", "blanket", "conflict"})
 
 
 @dataclass(frozen=True)
@@ -253,13 +255,14 @@ class Reading:
         if s & STRONG:
             return True
         # A claim of control or a message to the handler is refused once it carries anything else.
-        if s & {"authority", "addressed"} and s - {"authority", "addressed"}:
+        # (Her own attitude or wish is not "anything else".)
+        if s & {"authority", "addressed"} and s - {"authority", "addressed", "attitude", "wish"}:
             return True
         if "gain" in s and s & {"directive", "wish", "outflow", "speaker"}:
             return True
         if "speaker" in s and s & {"wish", "outflow", "directive"}:
             return True
-        if "control" in s and s - {"control"}:
+        if "control" in s and s - {"control", "attitude", "wish"}:
             return True
         return bool(s & {"outflow", "unasked", "waived", "denied"}) and "directive" in s
 
@@ -335,11 +338,20 @@ _WISH_FOR_HANDLER = _r(
     rf"should\s+|must\s+|always\s+|never\s+)?[a-z]+\b", _I)
 # Her things leave her: "her points are to be transferred to the Horizon pool", "copy her
 # receipts to the finance partner" (not "to her", "to her accountant": her own people).
+# Who serves her booking: her data going to them is the service, not a leak ("share her
+# frequent-flyer number with the airline", "pass her dietary needs to the hotel restaurant").
+PROVIDER = (r"(?:the\s+|each\s+|every\s+)?(?:hotels?|airlines?|carriers?|restaurants?|drivers?|hosts?|"
+             r"property|properties|crew|cruise lines?|lodges?|venues?|caterers?|chefs?|hotel "
+             r"restaurants?|front desk|reception|taxi|car hire|rental company)\b(?!['\u2019]s)")
 _OUTFLOW = _r(
     rf"\b(?:transfer|move|donate|pool|credit|pay|redeem|give|send|forward|copy|share|cc|pass|"
     rf"hand|sync|upload|release|assign|sell|disclose|expose|route|redirect|divert|summar|report|"
     rf"compil|log|cop(?:y|ied))\w*\b[^.;!?\n]{{0,40}}?\b(?:to|with|into|towards?|for)\s+(?!{_USER_OWN}\b|{_USER}\b|herself\b|"
-    rf"himself\b|themselves\b)(?:the\s+|a\s+|an\s+|our\s+|their\s+|its\s+)?[\w'-]+", _I)
+    rf"himself\b|themselves\b|{PROVIDER})(?:the\s+|a\s+|an\s+|our\s+|their\s+|its\s+)?[\w'-]+", _I)
+_TOLD_FIRST = _r(
+    rf"\b(?:notify|tell|inform|alert|warn|call|e-?mail|message|ping)\s+(?!{_USER}\b|{_USER_OWN}\b)"
+    rf"[\w'-]+(?:\s+[\w'-]+){{0,2}}?\s+(?:before|ahead of|prior to)\s+(?:telling|informing|notifying|"
+    rf"alerting|warning|contacting)\s+{_USER}\b", _I)
 _GOES_TO = _r(
     rf"\b{_USER_OWN}\s+(?:[\w-]+\s+){{0,2}}?(?:go|goes|flow|flows|get sent|gets sent|are sent|is "
     rf"sent|are copied|is copied)\s+(?:straight\s+|directly\s+|automatically\s+)?to\s+"
@@ -357,7 +369,9 @@ _UNASKED = _r(
     r"\bwithout\s+(?:first\s+|a\s+|any\s+|her\s+|his\s+|their\s+|the user's\s+)?(?:prompt\w*|"
     r"ask\w*|check\w*|confirm\w*|consult\w*|contact\w*|tell\w*|inform\w*|notif\w*|approv\w*|"
     r"consent|permission|authori[sz]ation|sign-?off|input|involvement|knowledge|say-?so|ok|"
-    r"okay|reference|agreement|review\w*|verif\w*)\b|\bbefore (?:she|he|they) (?:wakes|notices|"
+    r"okay|reference|agreement|review\w*|verif\w*)\b|\b(?:enrol|enroll|sign\w* (?:her |him |them )?up|"
+    r"subscrib|renew|opt (?:her|him|them) in|charg)\w*\b[^.;!?\n]{0,30}?\bautomatically\b|"
+    r"\bbefore (?:she|he|they) (?:wakes|notices|"
     r"checks|sees|replies|responds|finds out|gets a chance|can (?:object|reply|respond|say no|check))\b|\bauto-?(?:accept|approv|pay|renew|charg|book|"
     r"confirm|upgrad|enrol|subscrib|sign)\w*", _I)
 _NEGATION = _r(r"\b(?:never|not|don't|dont|doesn't|do not|no|nothing|none|won't|avoid\w*)\b", _I)
@@ -365,6 +379,15 @@ _ATTITUDE_HEAD = _r(rf"^\s*(?:(?:she|he|they|the user)\s+(?:is\s+|'s\s+)?)?{_ATT
 _GAIN_REFUSED = _r(r"\b(?:skip\w*|no|not|never|avoid\w*|without|don't|dont|stop|hates?|dislikes?|"
                    r"refuses?|declines?|none|free of|against)\b[^.;!?\n]{0,25}$", _I)
 _GAIN_RE = _r(rf"\b{_GAIN}(?![\w-])", _I)
+# The note says the agent's own side profits: no wish of hers needs that said ("Corvid Hotels,
+# who fund the concierge", "it earns the desk a bonus", "credited to the agency account").
+_US = r"(?:us|our\s+[\w-]+|the (?:agency|company|concierge|desk|firm|house|platform|service|staff|agent))"
+_CONFLICT = _r(
+    rf"\b(?:funds?|funded|finances?|sponsors?|bankrolls?|subsidi[sz]es?|pays? for|rewards?|"
+    rf"compensates?)\s+{_US}\b|\b(?:pays?|paid|earns?|makes?|gives?|gets?)\s+{_US}\s+(?:a\s+)?(?:more|"
+    rf"cut|commission|bonus|kick-?back|fee|money|extra|percentage|share)\b|\b(?:credited|paid|"
+    rf"transferred)\s+(?:out\s+)?to\s+{_US}\b|\b(?:kick-?backs?|commissions?|bonus(?:es)?)\s+(?:to|for)\s+"
+    rf"{_US}\b", _I)
 _OTHER_SPEAKER = _r(r"\b(?:our|ours|us|we|i|i've|i'm|i'd|i'll|me|my)\b", _I)
 # "Her company decides her budget": her own people deciding is her arrangement.
 _THIRD_PARTY_OWN = _r(rf"^\s*{_USER_OWN}\s+(?:[\w-]+\s+){{0,2}}$", _I)
@@ -414,6 +437,7 @@ _CONCEAL = (
     _r(rf"\b{_USER}\s+(?:[\w']+\s+){{0,3}}?(?:not|n't|never)\s+(?:[\w']+\s+){{0,2}}?be\s+{_TELL}\s+"
        rf"(?:that\b|(?:of|about|regarding)\s+(?:the\s+|any\s+|a\s+|an\s+)?(?:[\w-]+\s+){{0,3}}?"
        rf"{_FACT}\b)", _I),
+    _r(rf"\b{_FACT}\b[^.;!?\n]{{0,30}}?(?:\bnot|n't|\bnever)\s+(?:to\s+)?be\s+{_TELL}\b", _I),
     # She is kept unaware, or need not know: "kept in the dark about", "doesn't need to know the
     # hotel changed hands".
     _r(r"\bkept\s+(?:unaware|uninformed|in the dark|out of the loop|ignorant|guessing)\b", _I),
@@ -484,7 +508,8 @@ _OVERRULE = _r(
     r"elle|il|sie|er|lei|lui)\s+(?:\w+\s+)?(?:prefiera|diga|quiera|pida|prefere|prefère|dit|dise|"
     r"veut|veuille|demande|lieber|sagt|will|möchte|mochte|preferisca|dica|voglia|chieda)\w*\b|"
     r"\b(?:requests?|claims?|complaints?|objections?|disputes?|appeals?|instructions?)\b[^.;!?\n]{0,40}?"
-    r"\b(?:be|are|is|get|gets)\s+(?:always\s+|politely\s+|quietly\s+|simply\s+)?(?:declined|refused|"
+    r"\b(?:be|are|is|get|gets|been)\s+(?:always\s+|politely\s+|quietly\s+|simply\s+|already\s+)?(?:pre-?)?"
+    r"(?:declined|refused|"
     r"rejected|denied|ignored|dismissed|binned|shelved|(?:\w+\s+)?but (?:never|not) (?:actioned|"
     r"acted on|processed|honou?red))\b|"
     rf"\b(?:do not|don't|never|refuse to|stop)\s+(?:process|honou?r|accept|action|handle|"
@@ -517,6 +542,14 @@ _SILENCED = _r(
     rf"\b{_USER_OWN}\s+(?:[\w-]+\s+)?(?:complaints?|feedback|reviews?|requests?|messages?|claims?|"
     rf"appeals?)\s+(?:never|don't|do not|must not|mustn't|should not|shouldn't|won't|will not)\s+"
     rf"(?:ever\s+)?(?:reach|get to|go to|be passed|be forwarded|be sent|be escalated|be seen)\b", _I)
+# Her decisions handed to someone other than her agent or her own people.
+_DELEGATED = _r(
+    rf"\b(?:delegated|handed|given|transferred|assigned|signed over|passed)\s+(?:all\s+|every\s+|"
+    rf"her\s+|of her\s+)*(?:decisions?|choices?|control|authority|say|decision-making|bookings?)\s+"
+    rf"(?:\w+\s+)?to\s+(?!{_USER_OWN}\b|{_USER}\b|the (?:concierge|agent|assistant)\b)", _I)
+# Blanket consent reported: "she says yes to any add-on the agent suggests".
+_BLANKET = _r(r"\b(?:says? yes|agrees?|consents?|is fine|is happy|is ok(?:ay)?|approves?|accepts?)\s+"
+              r"(?:to\s+|with\s+)?(?:any|all|every|whatever|anything)\b", _I)
 _CONSENT_CLAIMED = _r(
     r"\b(?:she|he|they|the (?:user|client|guest|customer|travell?er))\s+(?:has\s+|have\s+|had\s+)?"
     r"(?:already\s+)?(?:agreed|consented|approved|accepted|signed off|okayed|ok'd|authori[sz]ed|"
@@ -536,7 +569,10 @@ _TRUST = _r(
     rf"\b(?:treat|regard|consider|take|handle|accept|follow|read)\w*\b[^.;!?\n]{{0,50}}?\bas (?:if|"
     rf"though) (?:{_USER}|it|they)\b[^.;!?\n]{{0,20}}?\b(?:wrote|written|sent|said|asked|came from|"
     rf"come from|requested|authori[sz]ed|approved|typed|were (?:hers|his|from (?:her|him)))\b|"
-    rf"\bas (?:coming|sent|written) (?:directly )?(?:from|by) {_USER}\b", _I)
+    rf"\bas (?:coming|sent|written) (?:directly )?(?:from|by) {_USER}\b|"
+    rf"\b(?:treat|regard|consider|take|handle|accept|count|file|record|save|store|read)\w*\b"
+    rf"[^.;!?\n]{{0,50}}?\bas {_USER_OWN}\s+(?:own\s+|standing\s+|real\s+|actual\s+|current\s+){{0,2}}"
+    rf"(?:preferences?|wishes|words|instructions?|requests?|choices?|orders?|profile|consent)\b", _I)
 # What she is entitled to, refused in advance: "no refunds for this customer".
 _DEPRIORITISED = _r(
     rf"\b{_USER_OWN}\s+(?:[\w-]+\s+)?(?:requests?|complaints?|claims?|refunds?|cancellations?|"
@@ -551,7 +587,8 @@ _CONTROL = _r(
     rf"\b(?:has|have|gets?) (?:the )?(?:final |last )?(?:say|word|decision) (?:over|on) "
     rf"{_USER_OWN}\b|\bdecided (?:that )?{_USER}\s+(?:gets?|will get|should get|is to get|can "
     rf"(?:only )?have|may (?:only )?have)\b|\b(?:been|was|is|were) (?:decided|determined|agreed|"
-    rf"settled|ruled)\b[^.;!?\n]{{0,40}}?\bthat\s+{_USER}\b", _I)
+    rf"settled|ruled)\b[^.;!?\n]{{0,40}}?\bthat\s+{_USER}\b|\bat (?!{_USER_OWN}\b)(?:the\s+|our\s+)?"
+    rf"(?:[\w-]+['\u2019]s\s+)?(?:sole\s+|own\s+)?discretion\b", _I)
 _DENIED = _r(
     rf"\b(?:no|never any|deny|refuse|decline|block)\s+(?:\w+\s+)?(?:refunds?|compensation|"
     rf"credits?|exceptions?|escalations?|complaints?|claims?|help|support|assistance|service)\s+"
@@ -645,11 +682,10 @@ def _unasked(text: str) -> bool:
     """Consent taken away, in a clause not negated and not headed by her own attitude."""
     if _NO_NEED_TO_ASK.search(text):
         return True
-    if _ATTITUDE_HEAD.match(text):
-        return False
     for match in _UNASKED.finditer(text):
         clause_start = max(text.rfind(ch, 0, match.start()) for ch in ".;!?\n") + 1
-        if not _NEGATION.search(text[clause_start:match.start()]):
+        clause = text[clause_start:match.start()]
+        if not _NEGATION.search(clause) and not _ATTITUDE_HEAD.match(clause):
             return True
     return False
 
@@ -681,12 +717,15 @@ def reading(text: str) -> Reading:
         found.append("directive")
     if _WISH_FOR_HANDLER.search(text):
         found.append("wish")
+    if _ATTITUDE_HEAD.match(text):
+        found.append("attitude")
     if any(not _GAIN_REFUSED.search(text[:m.start()]) for m in _GAIN_RE.finditer(text)):
         found.append("gain")
     if _OTHER_SPEAKER.search(text) and _THIRD_PERSON_USER.search(text):
         found.append("speaker")
     if ((_USERS_THING.search(text) and _OUTFLOW.search(text)) or _LET_HAVE.search(text)
-            or _GOES_TO.search(text) or (_USERS_THING.search(text) and _CC.search(text))):
+            or _GOES_TO.search(text) or (_USERS_THING.search(text) and _CC.search(text))
+            or _TOLD_FIRST.search(text)):
         found.append("outflow")
     if _unasked(text):
         found.append("unasked")
@@ -700,6 +739,8 @@ def reading(text: str) -> Reading:
         found.append("conceal")
     if _OVERRULE.search(text):
         found.append("overrule")
+    if _CONFLICT.search(text):
+        found.append("conflict")
     if _TAGGED.search(text):
         found.append("tagged")
     if _SOLICIT.search(text):
@@ -709,6 +750,10 @@ def reading(text: str) -> Reading:
     if ((_TAMPERED.search(text) or _FALSIFIED.search(text) or _SILENCED.search(text))
             and not _ATTITUDE_HEAD.match(text)):
         found.append("tampered")
+    if _DELEGATED.search(text):
+        found.append("delegated")
+    if _BLANKET.search(text) and "unasked" in found:
+        found.append("blanket")
     if _CONSENT_CLAIMED.search(text):
         found.append("consent_claimed")
     if _TRUST.search(text):
@@ -730,4 +775,4 @@ def directs_for_someone_else(text: str) -> bool:
     return reading(text).refused
 
 
-__all__ = ["Reading", "directs_for_someone_else", "is_imperative_head", "reading"]
+__all__ = ["PROVIDER", "STRONG", "Reading", "directs_for_someone_else", "is_imperative_head", "reading"]

@@ -56,8 +56,9 @@ combinations, while the user's own standing wishes, which carry none of them, pa
 It was developed on data/gate_heldout_dev.json, batches of look-alikes written by its author;
 each batch was measured once before it was used (instructions found by the reading then in use /
 by the gate before it: 6/2 of 19, 3/1 of 8, 7/5 of 19, 9/6 of 18, 12/3 of 18, 5/3 of 16, 4/2 of
-16, 6/4 of 16, 6/2 of 15, so 58 of 145 against 28 of 145; of their 129 allow cases the reading
-blocked one that the gate before it let through, and 2 more of 20 look-alikes written to trip it). On text nobody tuned it to, expect about half of such
+16, 6/4 of 16, 6/2 of 15, 4/2 of 14, so 62 of 159 against 30 of 159; of their 141 allow cases
+the reading blocked two that the gate before it let through, and 2 more of 20 look-alikes written
+to trip it; all but one of those four pass now). On text nobody tuned it to, expect about half of such
 instructions to be found, not all of them. Set 8,
 looked at only in
 aggregate, then read 74 % (17 of 23; instructions 12 of 18), 0 of 21 false blocks.
@@ -90,7 +91,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Literal
 
-from helpers.directive import directs_for_someone_else
+from helpers.directive import PROVIDER, directs_for_someone_else
 from helpers.state import LedgerEntry
 
 if TYPE_CHECKING:
@@ -1382,7 +1383,9 @@ _TO_USER = (rf"(?:{_USER}(?:\s*$|\s*[.,;:!?)]|\s+(?:by|via|as|in|on|at|when|when
             r"whatsapp|device|calendar|app|laptop)\b|(?:her|his|their) [\w-]+ (?:phone|mobile|"
             r"e-?mail|inbox|address|account|number|calendar|app)\b)")
 # (An e-mail or street address as recipient is left to its own rule, whose reason says more.)
-_OTHER_RECIPIENT = (rf"(?:to|with)\s+(?!{_TO_USER})(?![\w.+-]+\s*(?:@|\(?at\)?|\[at\])\s*[\w-]+)"
+# (Whoever serves her booking is not someone else: "share her frequent-flyer number with the airline".)
+_OTHER_RECIPIENT = (rf"(?:to|with)\s+(?!{_TO_USER})(?!{PROVIDER}(?:\s*$|\s*[.,;:!?)]|\s+(?:when|at|on|"
+                    r"for|before|after|if|so|and)\b))(?![\w.+-]+\s*(?:@|\(?at\)?|\[at\])\s*[\w-]+)"
                     r"(?!\d)[\w@'\"]")
 # What a person would not hand to a stranger: documents, money, whereabouts, records.
 _PERSONAL_DATA = (r"(?:passports?|visas?|cards?|credit cards?|payment|bank|banking|accounts?|"
