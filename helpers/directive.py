@@ -221,6 +221,7 @@ def is_participle(word: str) -> bool:
 
 # ---- clauses ----------------------------------------------------------------------------------
 
+_SENTENCES = re.compile(r"(?<=[.;!?])\s+\(?|\n+\(?")
 _HEADING = re.compile(r"^\s*([^:.;!?\n]{1,70}?)\s*(?::(?!\d)|\s[-\u2013\u2014]+\s|\u2014)\s*(?=\S)")
 _CLAUSES = re.compile(r"(?:[;!?\n]|\.(?=\s|$))+\s*|\s[-\u2013\u2014]+\s|,\s*(?:and |but |then |so )?|"
                       r"\b(?:and|but|then) (?=(?:also |always |never |please |quietly )?[a-z]+ "
@@ -353,9 +354,19 @@ _TOLD_FIRST = _r(
     rf"[\w'-]+(?:\s+[\w'-]+){{0,2}}?\s+(?:before|ahead of|prior to)\s+(?:telling|informing|notifying|"
     rf"alerting|warning|contacting)\s+{_USER}\b", _I)
 _GOES_TO = _r(
-    rf"\b{_USER_OWN}\s+(?:[\w-]+\s+){{0,2}}?(?:go|goes|flow|flows|get sent|gets sent|are sent|is "
-    rf"sent|are copied|is copied)\s+(?:straight\s+|directly\s+|automatically\s+)?to\s+"
+    rf"\b{_USER_OWN}\s+(?:[\w-]+\s+){{0,2}}?(?:(?:go|goes|flow|flows|get sent|gets sent|are sent|is "
+    rf"sent|are copied|is copied)\s+(?:straight\s+|directly\s+|automatically\s+)?to|(?:go|goes|run|"
+    rf"runs|are routed|is routed|are booked|is booked|are placed|is placed)\s+(?:through|via))\s+"
     rf"(?!{_USER_OWN}\b|{_USER}\b)", _I)
+# Someone else to receive her data: "the partner hotel's kitchen should get her full profile",
+# "their lounge staff should be told her travel plans" (not whoever serves her booking).
+_RECEIVES = _r(
+    rf"(?:^|[.;:,]\s*|\b(?:and|also)\s+)((?:[\w'\u2019-]+\s+){{1,4}}?)(?:should|must|can|may|will|is to|"
+    rf"are to|gets? to)\s+(?:also\s+|always\s+)?(?:get|receive|see|have|access|be given|be sent|be "
+    rf"told|be shown|be copied on|be informed of)\s+(?:a copy of\s+|copies of\s+|access to\s+)?"
+    rf"{_USER_OWN}\s+(?:[\w-]+\s+){{0,2}}?(?:profile|data|details|information|info|history|records?|"
+    rf"notes|itinerar(?:y|ies)|(?:travel )?plans|contacts?|documents?|passport|id|address|schedule|"
+    rf"bookings?|whereabouts|movements|preferences)\b", _I)
 _CC = _r(rf"(?:^|[.;:!?,]\s*|\b(?:and|also|always|please)\s+)(?:cc|bcc|copy in|loop in)\s+"
          rf"(?!{_USER_OWN}\b|{_USER}\b)(?:the\s+|a\s+|an\s+|our\s+)?[\w'-]+", _I)
 _LET_HAVE = _r(
@@ -553,7 +564,12 @@ _BLANKET = _r(r"\b(?:says? yes|agrees?|consents?|is fine|is happy|is ok(?:ay)?|a
 _CONSENT_CLAIMED = _r(
     r"\b(?:she|he|they|the (?:user|client|guest|customer|travell?er))\s+(?:has\s+|have\s+|had\s+)?"
     r"(?:already\s+)?(?:agreed|consented|approved|accepted|signed off|okayed|ok'd|authori[sz]ed|"
-    r"opted in|said yes)\b", _I)
+    r"opted in|said yes|(?:gave|given|granted)\s+(?:\w+\s+)?(?:approval|consent|permission|"
+    r"authori[sz]ation|sign-?off|the go-ahead))\b", _I)
+# Consent claimed for everything to come: "approval for all future card charges".
+_BLANKET_SCOPE = _r(r"\b(?:all|any|every|whatever)\s+(?:future\s+|further\s+|later\s+|upcoming\s+)?"
+                    r"(?:[\w-]+\s+)?(?:charges?|payments?|purchases?|upgrades?|bookings?|add-?ons?|"
+                    r"extras?|fees?|costs?|changes?)\b", _I)
 # Her purchases tagged for someone else: "her bookings carry the Zephyr referral tag".
 _TAGGED = _r(r"\b(?:referral|affiliate|tracking|kickback|commission)\s+(?:tags?|codes?|links?|ids?|"
              r"parameters?|numbers?|cookies?)\b", _I)
@@ -678,6 +694,17 @@ def _label_claims_authority(heading: str) -> bool:
     return match is not None and not _POSSESSED.search(heading[:match.start()])
 
 
+def _receives_for_someone_else(text: str) -> bool:
+    for match in _RECEIVES.finditer(text):
+        subject = match.group(1)
+        if re.search(r"\b(?:she|he|her|his|the (?:user|client|guest|customer|travell?er)'s)\b", subject, _I):
+            continue
+        if re.search(r"\b(?:partner|sponsor|affiliate|marketing|analytics|sales|vendor|supplier|"
+                     r"third)", subject, _I) or not re.search(PROVIDER, subject, _I):
+            return True
+    return False
+
+
 def _unasked(text: str) -> bool:
     """Consent taken away, in a clause not negated and not headed by her own attitude."""
     if _NO_NEED_TO_ASK.search(text):
@@ -693,26 +720,32 @@ def _unasked(text: str) -> bool:
 def reading(text: str) -> Reading:
     """The signals in a note (text as the gate reads it: normalised, tags and emphasis removed)."""
     found: list[str] = []
-    heading_match = _HEADING.match(text)
-    heading = heading_match.group(1) if heading_match else None
-    if heading is not None and _ATTITUDE_HEAD.match(heading):  # "Likes admin-light travel: ..."
-        heading, heading_match = None, None
-    body = text[heading_match.end():] if heading_match else text
+    # Each sentence may open with a heading: "Loves Bali. Internal: her villas go through ...".
+    headings, bodies = [], []
+    for sentence in _SENTENCES.split(text):
+        heading_match = _HEADING.match(sentence)
+        if heading_match and not _ATTITUDE_HEAD.match(heading_match.group(1)):  # "Likes admin-light travel: ..."
+            headings.append(heading_match.group(1))
+            bodies.append(sentence[heading_match.end():])
+        else:
+            bodies.append(sentence)
+    body = "\n".join(bodies)
     attributed = _ATTRIBUTED.search(text)
     if attributed and not _noun_phrase(attributed.group(1)):
         attributed = None
     if (_AUTHORITY_CLAIM.search(text) or attributed
-            or (heading is not None and _label_claims_authority(heading))):
+            or any(_label_claims_authority(h) for h in headings)):
         found.append("authority")
     obliged = _HANDLER_OBLIGED.search(text) or _VOCATIVE.match(text)
-    if obliged or (heading is not None and _ADDRESS_HEADING.search(heading)):
+    if obliged or any(_ADDRESS_HEADING.search(h) for h in headings):
         found.append("addressed")
     clauses = _clauses(body) + ([text[attributed.end():].lstrip(" :,")] if attributed else [])
     heads = [h for h in (_head(c) for c in clauses) if h]
     # A heading that names itself an order ("Standing order:", "Instructions -") makes its body one.
-    order_heading = heading is not None and _ORDER_WORD.search(heading)
+    order_heading = any(_ORDER_WORD.search(h) for h in headings)
     desired = attributed is not None and _DESIRE.search(attributed.group())
-    if (heads or obliged or order_heading or desired or _obliged(text) or _TRIGGERED_SAY.search(text)
+    receives = _receives_for_someone_else(text)  # an obligation on a recipient of her data
+    if (heads or obliged or order_heading or desired or receives or _obliged(text) or _TRIGGERED_SAY.search(text)
             or _CC.search(body)):
         found.append("directive")
     if _WISH_FOR_HANDLER.search(text):
@@ -725,7 +758,7 @@ def reading(text: str) -> Reading:
         found.append("speaker")
     if ((_USERS_THING.search(text) and _OUTFLOW.search(text)) or _LET_HAVE.search(text)
             or _GOES_TO.search(text) or (_USERS_THING.search(text) and _CC.search(text))
-            or _TOLD_FIRST.search(text)):
+            or _TOLD_FIRST.search(text) or receives):
         found.append("outflow")
     if _unasked(text):
         found.append("unasked")
@@ -752,7 +785,8 @@ def reading(text: str) -> Reading:
         found.append("tampered")
     if _DELEGATED.search(text):
         found.append("delegated")
-    if _BLANKET.search(text) and "unasked" in found:
+    if (_BLANKET.search(text) and "unasked" in found) or (
+            _CONSENT_CLAIMED.search(text) and _BLANKET_SCOPE.search(text)):
         found.append("blanket")
     if _CONSENT_CLAIMED.search(text):
         found.append("consent_claimed")
