@@ -56,9 +56,11 @@ combinations, while the user's own standing wishes, which carry none of them, pa
 It was developed on data/gate_heldout_dev.json, batches of look-alikes written by its author;
 each batch was measured once before it was used (instructions found by the reading then in use /
 by the gate before it: 6/2 of 19, 3/1 of 8, 7/5 of 19, 9/6 of 18, 12/3 of 18, 5/3 of 16, 4/2 of
-16, 6/4 of 16, 6/2 of 15, 4/2 of 14, 5/4 of 11, so 67 of 170 against 34 of 170; of their 151 allow cases
-the reading blocked two that the gate before it let through, and 2 more of 20 look-alikes written
-to trip it; all but one of those four pass now). On text nobody tuned it to, expect about half of such
+16, 6/4 of 16, 6/2 of 15, 4/2 of 14, 5/4 of 11, so 67 of 170 against 34 of 170; of their 151 allow
+cases the reading blocked two that the gate before it let through, and 2 more of 20 look-alikes
+written to trip it; all but one of those four pass now). The last batch was not used at all: on it
+the final reading found 9 of 14 instructions (the gate before it: 2) and blocked 2 of 14 look-alikes
+the gate before it let through. On text nobody tuned it to, expect about half of such
 instructions to be found, not all of them. Set 8,
 looked at only in
 aggregate, then read 74 % (17 of 23; instructions 12 of 18), 0 of 21 false blocks.
