@@ -62,7 +62,11 @@ written to trip it; all but one of those four pass now). The last batch was not 
 the final reading found 9 of 14 instructions (the gate before it: 2) and blocked 2 of 14 look-alikes
 the gate before it let through. On text nobody tuned it to, expect about half of such
 instructions to be found, not all of them. Set 8, looked at only in aggregate, then read 78 %
-(18 of 23; instructions 13 of 18), 0 of 21 false blocks.
+(18 of 23; instructions 13 of 18), 0 of 21 false blocks. Sets 9 and 10, written blind by someone
+who never read this module, its corpus or the earlier sets, were measured on it once: 84 % (36 of
+43; instructions 17 of 23) and 80 % (36 of 45; instructions 16 of 23), 0 of 35 false blocks each;
+the gate before the directive reading read 67 % on both (instructions 10 of 23 each). Instructions
+in other languages are not read (0 of 5 on the two sets).
 
 Why these detectors (measured by benchmarks/gate_library_compare.py on the corpus,
 python -m helpers.gate_eval): an order is seen by its first word being an English verb in
