@@ -3,7 +3,8 @@
     python -m helpers.gate_eval            # the table
     python -m helpers.gate_eval --misses   # and every case the gate got wrong
 
-Below the corpus table come the held-out sets, data/gate_heldout*.json, one section each: cases
+Below the corpus table come the held-out sets, data/gate_heldout*.json, one section each (the
+last section, data/gate_heldout_dev.json, is a development set, not held out): cases
 written without reading the corpus, each measured once before any rule was changed for it. Once
 rules are added for what a set found, its section reads high and is no longer a measurement:
 the honest estimate is the newest set, written after the last rule change (each file's "about"
@@ -21,7 +22,8 @@ import json
 import sys
 from dataclasses import dataclass, field
 
-from helpers.gate import check
+from helpers.directive import reading
+from helpers.gate import _unwrapped, check, content_of
 from helpers.paths import data_dir
 
 
@@ -66,9 +68,22 @@ def load_corpus() -> list[dict]:
 
 
 def heldout_sets() -> dict[str, list[dict]]:
-    """Each held-out file (data/gate_heldout*.json) by name: cases as in the generated corpus."""
+    """Each held-out file (data/gate_heldout*.json) by name: cases as in the generated corpus.
+
+    data/gate_heldout_dev.json is not one: the directive reading was developed on it (see
+    development_set)."""
     return {path.stem: json.loads(path.read_text(encoding="utf-8"))["cases"]
-            for path in sorted(data_dir().glob("gate_heldout*.json"))}
+            for path in sorted(data_dir().glob("gate_heldout*.json")) if path.stem != DEV_SET}
+
+
+DEV_SET = "gate_heldout_dev"
+
+
+def development_set() -> list[dict]:
+    """data/gate_heldout_dev.json: look-alikes the directive reading was developed on (its "about"
+    gives the first measure of each batch); empty when the file is absent."""
+    path = data_dir() / f"{DEV_SET}.json"
+    return json.loads(path.read_text(encoding="utf-8"))["cases"] if path.exists() else []
 
 
 def score(cases: list[dict]) -> dict[str, CategoryScore]:
@@ -121,15 +136,18 @@ def report(scores: dict[str, CategoryScore]) -> str:
 def main(argv: list[str]) -> int:
     sections = {"corpus (written beside the rules)": load_corpus()}
     sections.update({f"held out: {name}": cases for name, cases in heldout_sets().items()})
+    if dev := development_set():
+        sections[f"development (not held out): {DEV_SET}"] = dev
     for title, cases in sections.items():
         scores = score(cases)
         print(f"\n## {title}\n{report(scores)}")
         if "--misses" in argv:
             for s in scores.values():
                 for miss in s.misses:
+                    signals = reading(_unwrapped(content_of(miss["text"], miss["keywords"])))
                     print(
                         f"[{s.category}] expected {miss['expected']}, got {miss['got']}: "
-                        f"{miss['text']!r} {miss['keywords'] or ''}"
+                        f"{miss['text']!r} {miss['keywords'] or ''} (directive signals: {signals})"
                     )
     return 0
 

@@ -312,8 +312,11 @@ class EmbeddedLLM:
 
     def complete(self, prompt: str, *, grammar: str | None = None, max_tokens: int = 512,
                  temperature: float = 0.0, seed: int = DEFAULT_SEED, timeout: float | None = None,
-                 cancel: threading.Event | None = None,
-                 cache_prompt: bool | None = None) -> CompletionRecord:
+                 cancel: threading.Event | None = None, cache_prompt: bool | None = None,
+                 until: Callable[[str], bool] | None = None) -> CompletionRecord:
+        """One completion. `until(text so far)` returning True ends it there (not an error): the
+        record then has the text up to that token, and no prompt counts (llama.cpp sends those
+        with its last chunk only)."""
         request: dict[str, Any] = {
             "prompt": prompt, "n_predict": max_tokens, "temperature": temperature, "seed": seed,
             "cache_prompt": self.cache_prompt if cache_prompt is None else cache_prompt,
@@ -326,6 +329,7 @@ class EmbeddedLLM:
         pieces: list[str] = []
         last: dict[str, Any] = {}
         stopped: list[str] = []
+        ended: list[bool] = []
 
         def on_chunk(chunk: Any) -> bool:  # True stops the stream (and llama.cpp's task)
             if not isinstance(chunk, dict) or "error" in chunk or not (
@@ -336,11 +340,13 @@ class EmbeddedLLM:
                 pieces.append(choice.get("text") or "")
             if "timings" in chunk or "usage" in chunk:  # the last chunk carries the counts
                 last.update(chunk)
-            if cancel is not None and cancel.is_set():
+            if until is not None and "timings" not in chunk and until("".join(pieces)):
+                ended.append(True)
+            elif cancel is not None and cancel.is_set():
                 stopped.append("cancelled")
             elif deadline is not None and time.monotonic() > deadline:
                 stopped.append(f"ran past its {timeout:g} s limit")
-            return bool(stopped)
+            return bool(stopped or ended)
 
         if not self._lock.acquire(timeout=-1 if timeout is None else timeout):
             raise ModelTimeoutError(f"the embedded model stayed busy for {timeout:g} s")
@@ -368,7 +374,7 @@ class EmbeddedLLM:
             prompt=prompt, grammar=grammar or "", text="".join(pieces),
             prompt_tokens=cached + int(timings["prompt_n"]) if "prompt_n" in timings
             else int(usage.get("prompt_tokens", 0)),
-            completion_tokens=int(timings.get("predicted_n", usage.get("completion_tokens", 0))),
+            completion_tokens=int(timings.get("predicted_n", usage.get("completion_tokens", len(pieces)))),
             prompt_seconds=timings.get("prompt_ms", 0.0) / 1000,
             generation_seconds=timings.get("predicted_ms", 0.0) / 1000,
             wall_seconds=wall, cached_tokens=cached,
@@ -737,7 +743,10 @@ def invented_urls(arguments: dict[str, Any], conversation: str) -> list[str]:
 
 # "I will read the page and ...", "Let me search for flights": the first sentence of an answer that
 # promises an action instead of taking it.
-_PROMISE = re.compile(r"(?i)\W*(?:(?:sure|ok|okay|certainly)\W+)?(?:i will|i'll|let me|i am going to|i'm going to)"
+# The answer's first sentence narrates the step instead of taking it: "I'll search ...", "Let me
+# check ...", "To suggest a restaurant, I need to search for ..." (a lead-in clause, then a must).
+_PROMISE = re.compile(r"(?i)\W*(?:(?:sure|ok|okay|certainly)\W+)?(?:to [^.!?\n,]*,\s*)?"
+                      r"(?:i will|i'll|let me|i am going to|i'm going to|i need to|i have to|i must|i first need to)"
                       r"\s+([^.!?\n]*)")
 
 
@@ -754,6 +763,19 @@ def unmade_call(answer: str, tools: Sequence[str]) -> str | None:
     if promised and (named := [t for t in tools if promised & set(t.lower().split("_"))]):
         return f"the answer promised what {named[0]} does"
     return None
+
+
+def narration_stop(tools: Sequence[str]) -> Callable[[str], bool]:
+    """`until` for a completion that may call `tools` or answer: True as soon as a prose answer's
+    first sentence is a call not made (see `unmade_call`), so the model does not spend a few
+    hundred tokens narrating the search it should have made before the call is asked for."""
+    def until(text: str) -> bool:
+        text = text.lstrip()
+        if not text or text.startswith(("{", "<")):  # a call, or not yet known
+            return False
+        first = re.match(r"[^.!?\n]*[.!?\n]", text)
+        return first is not None and unmade_call(first.group(0), tools) is not None
+    return until
 
 
 def trailing_results(messages: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
@@ -973,7 +995,9 @@ class LocalModel(Model):
         prompt_text = self.render(messages + _line(line), offered)
         grammar = build_grammar(callable_now, schema, allow_calls=allow_calls, allow_answer=allow_answer,
                                 max_calls=min(room, self.max_calls_per_response))
-        record = self.llm.complete(prompt_text, grammar=grammar, **options)
+        narrating = (narration_stop([t["function"]["name"] for t in callable_now])
+                     if allow_calls and allow_answer and schema is None else None)
+        record = self.llm.complete(prompt_text, grammar=grammar, until=narrating, **options)
         usage.add(_usage(record))
         parsed = (parse_output(record.text, schemas, answer_is_json=schema is not None) if allow_calls
                   else ParsedOutput("text", record.text.strip()))

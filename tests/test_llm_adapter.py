@@ -397,6 +397,49 @@ def test_a_cancelled_agent_call_does_not_keep_the_model_busy():
     engine._lock.release()
 
 
+def test_until_ends_a_completion_early_without_an_error():
+    engine, server = fake_engine(words=["To", " search,", " I", " need", " to", " search.", " More"] + ["w"] * 50)
+    record = engine.complete("p", until=lambda text: text.endswith("."))
+    assert record.text == "To search, I need to search." and server.stopped_early.is_set()
+    assert record.completion_tokens == 6 and record.prompt_tokens == 0  # llama.cpp sent no counts
+
+
+def test_a_narrated_call_is_stopped_at_its_first_sentence_and_then_made():
+    until = llm.narration_stop(["search_restaurants", "save_memory_note"])
+    ramble = "To suggest a restaurant in Melbourne, I need to search for restaurants in Melbourne. The user"
+    assert until(ramble[:40]) is False  # no whole sentence yet
+    assert until(ramble) is True
+    assert until('{"name": "search_restaurants", "arguments": {"city": "Melbourne. "}}') is False
+    assert until("Noted: you are vegetarian. I will use it next time.") is False
+    assert until("") is False
+
+    words = ["To", " find", " one,", " I", " need", " to", " search", " restaurants", " first.", " Then"]
+    engine, server = fake_engine(words=words + [" more"] * 60)
+    engine.apply_template = lambda messages, tools=None: "prompt"  # no HTTP side in the fake
+    call = json.dumps({"name": "search_restaurants", "arguments": {"city": "Melbourne"}})
+
+    @function_tool
+    def search_restaurants(city: str) -> str:
+        """Restaurants in a city."""
+        return "Vegie Bar, 30 AUD"
+
+    answers = iter([call, "Vegie Bar, for about 30 AUD."])
+    first_call = engine.complete
+
+    def complete(prompt, **options):
+        if options.get("until") is not None:  # the call-or-answer completion: the fake server streams
+            return first_call(prompt, **options)
+        return llm.CompletionRecord(prompt, options.get("grammar") or "", next(answers), 10, 5, 0.1, 0.1, 0.2)
+
+    engine.complete = complete
+    agent = Agent(name="t", instructions="Be brief.", tools=[search_restaurants],
+                  model=LocalModel(engine, capture=None))
+    result = Runner.run_sync(agent, "Can you suggest a restaurant in Melbourne?")
+    assert server.stopped_early.is_set()
+    assert result.final_output == "Vegie Bar, for about 30 AUD."
+    assert any(item.type == "tool_call_item" for item in result.new_items)
+
+
 def test_a_grammar_llama_cpp_cannot_compile_is_a_clear_error():
     engine, _ = fake_engine(error={"error": {"code": 400, "type": "invalid_request_error",
                                              "message": "Failed to initialize samplers: llguidance "
@@ -601,6 +644,9 @@ def test_a_stock_refusal_when_a_tool_could_act_is_asked_for_as_a_call():
     ("I'm sorry, but I can't assist with that.", "refused while a tool could act"),
     ("Call read_web_page with the address.", "described a call to read_web_page"),
     ("I will remember that you fly with Qantas.", None),
+    ("To find the fare, I need to read the deals page first.", "promised what read_web_page does"),
+    ("Sure. To be exact, I have to read that page.", "promised what read_web_page does"),
+    ("To answer, the fare is 129 AUD on the page you read.", None),
     ("The cheapest fare is 129 AUD.", None),
 ])
 def test_a_prose_answer_that_is_a_call_not_made(answer, why):
