@@ -54,7 +54,6 @@ class _Instructions(MemoryInstructions):
             counter=inner.counter,
             memory=inner.memory,
         )
-        self.calls = 0
 
 
 class RenderedNotSent(_Instructions):
