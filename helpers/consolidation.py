@@ -198,11 +198,63 @@ def unsupported_claims(text: str, source_texts: list[str]) -> list[str]:
         problems.append("it is in the past tense and no source is")
     if not _one_subject(source_texts):
         problems.append("its sources are about different subjects (it recombines them)")
-    return problems
+    # Every word is a source's: are they still in the sources' order where order is the claim?
+    return problems or _repaired(text, source_texts)
 
 
-# Stopwords that restrict or turn a claim around: a written note may use one only if a source does.
-_QUALIFYING = frozenset({"only", "other", "than", "if", "when", "while", "but", "or"})
+# Stopwords that restrict or turn a claim around: a written note may use one only if a source
+# does, and a merge may not drop one a source uses ("only on trains", "under 300", "over Jetstar").
+_QUALIFYING = frozenset({"only", "other", "than", "if", "when", "while", "but", "or", "over"})
+# Words that restrict a claim, stopwords or not: dropping one widens what the note says.
+_RESTRICTING = _QUALIFYING - {"or"} | {
+    "under", "above", "below", "before", "after", "more", "less", "most", "least", "fewer",
+    "except", "unless", "until", "instead", "rather", "against", "max", "min", "maximum", "minimum"}
+# Words that relate what stands on their left to what stands on their right: the same words in
+# another order make another claim ("Prefers Qantas over Jetstar" is not "Prefers Jetstar over
+# Qantas"; "Qantas to Tokyo, JAL to Osaka" is not "JAL to Tokyo, Qantas to Osaka").
+_RELATING = frozenset({"over", "than", "to", "from", "into", "before", "after", "under", "above", "below",
+                       "instead", "versus", "vs", "rather", "except", "unless", "until", "against"})
+
+
+def _claim_sequence(text: str) -> list[tuple[str, str]]:
+    """A folded text as (kind, token): "number", "word" (content stems, any script) or "relating"."""
+    sequence = []
+    for token in _CLAIM_TOKEN.findall(text):
+        if token[0].isdigit():
+            sequence.append(("number", token.replace(",", "")))
+        elif token in _RELATING:
+            sequence.append(("relating", token))
+        elif not token.isascii():
+            sequence.append(("word", token))
+        elif token not in STOPWORDS:
+            sequence.append(("word", stem(token)))
+    return sequence
+
+
+def _pairings(text: str) -> set[tuple[str, ...]]:
+    """What a text pairs with what: (left, relating word, right) around each relating word, the
+    nearest claim on each side ("" at an end), and (number, the word right after it): "2 kids"."""
+    sequence = _claim_sequence(text)
+    pairs: set[tuple[str, ...]] = set()
+    for i, (kind, token) in enumerate(sequence):
+        if kind == "relating":
+            left = next((t for k, t in reversed(sequence[:i]) if k != "relating"), "")
+            right = next((t for k, t in sequence[i + 1:] if k != "relating"), "")
+            pairs.add((left, token, right))
+        elif kind == "number" and i + 1 < len(sequence) and sequence[i + 1][0] == "word":
+            pairs.add((token, sequence[i + 1][1]))
+    return pairs
+
+
+def _repaired(text: str, source_texts: list[str]) -> list[str]:
+    """The pairings of `text` that no source makes: each word is a source's, but not in that order."""
+    said = set().union(*(_pairings(s) for s in source_texts)) if source_texts else set()
+    return [f"it pairs {' '.join(p for p in pairing if p)!r}, which no source does"
+            for pairing in sorted(_pairings(text) - said)]
+
+
+def _restricting(text: str) -> set[str]:
+    return {t for t in _CLAIM_TOKEN.findall(text) if t in _RESTRICTING}
 # A number with its separators: a date (2026-12-05, 05/12), a time (10:30), an amount (1,200.50).
 _NUMBER_RUN = re.compile(r"\d+(?:[-/.:,]\d+)*")
 # A word in any script (letters only): what TOKEN's a-z misses.
@@ -537,7 +589,8 @@ def _dropped_words(text: str, source: str) -> set[str]:
     its numbers (a budget, a date) and its words in other scripts."""
     text, said = fold(text), fold(source)
     return ((topic_words(said) - topic_words(text) - STATING_WORDS)
-            | (_number_runs(said) - _number_runs(text)) | (_other_words(said) - _other_words(text)))
+            | (_number_runs(said) - _number_runs(text)) | (_other_words(said) - _other_words(text))
+            | (_restricting(said) - _restricting(text)))
 
 
 def carries(text: str, source: str) -> bool:
