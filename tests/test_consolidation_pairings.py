@@ -4,7 +4,6 @@ where order is the claim ("Qantas over Jetstar" -> "Jetstar over Qantas"), a num
 another noun, or a restricting word ("only", "under") was dropped or turned around. The plan
 must be refused, or the source it would widen kept as it is; honest merges still apply."""
 
-import asyncio
 
 import pytest
 from agents import set_tracing_disabled
