@@ -35,7 +35,15 @@ from agents import Agent, ModelSettings, Runner
 from agents.models.interface import Model
 from pydantic import BaseModel
 
-from helpers.attributes import _SOMEONE_ELSE, STATING_WORDS, attributes_of, confirm_attribute_changes, qualifiers, unshared_facts
+from helpers.attributes import (
+    _SOMEONE_ELSE,
+    STATING_WORDS,
+    attributes_of,
+    confirm_attribute_changes,
+    named_subject,
+    qualifiers,
+    unshared_facts,
+)
 from helpers.state import Clock, MemoryNote, MemoryState, note_id, parse_time
 from helpers.store_base import fold
 from helpers.words import STOPWORDS, content_words, stem, topic_words
@@ -618,10 +626,16 @@ def _not_replaced(a: MemoryNote, b: MemoryNote) -> str:
     lost = unshared_facts(older, newer)
     if lost:
         return ", ".join(sorted(lost))
+    # The older note's attribute (diet, home city...) must be one the newer note gives a value
+    # for: "Mi hermano come carne" says nothing the rules can read about the user's diet.
+    unsaid = set(attributes_of(older.text)) - set(attributes_of(newer.text))
+    if unsaid and not topic_words(fold(older.text)) <= topic_words(fold(newer.text)):
+        return "what the newer note says of " + ", ".join(sorted(a.replace("_", " ") for a in unsaid))
     qa, qb = qualifiers(older.text), qualifiers(newer.text)
     if qa != qb:
         return "circumstances (" + ", ".join(sorted(qa ^ qb)) + ")"
-    whom = [{m.group(0).lower() for m in _SOMEONE_ELSE.finditer(n.text)} for n in (older, newer)]
+    whom = [{m.group(0).lower() for m in _SOMEONE_ELSE.finditer(n.text)} | {(named_subject(n.text) or "").lower()} - {""}
+            for n in (older, newer)]
     if bool(whom[0]) != bool(whom[1]):
         return "whom it is about (" + ", ".join(sorted(whom[0] | whom[1])) + ")"
     return ""
