@@ -439,13 +439,20 @@ def fallback_summary(items: Sequence[Mapping[str, Any]], first_turn: int = 1,
     )
     if previous is None:
         return new
+    # Without a model nothing reads the new turns for a changed decision ("not Alfama after all")
+    # or for a booking that ends "no booking yet": what the previous summary says is dated, and
+    # the decisions since are said to be unknown, so a reversed decision is not stated as current.
+    then = f"(as of turn {first_turn - 1})"
     return CompactionSummary(
         objective=new.objective,
         confirmed_facts=previous.confirmed_facts + new.confirmed_facts,
-        decisions=previous.decisions,
+        decisions=[d if d.endswith(")") and "as of turn" in d else f"{d} {then}" for d in previous.decisions]
+        + [f"Since turn {first_turn}: not recorded (summary built without a model); the user's words above "
+           "may change the decisions before it"],
         completed_work=previous.completed_work + new.completed_work,
         open_work=previous.open_work + new.open_work,
-        external_side_effects=previous.external_side_effects + effects,
+        external_side_effects=[f"{e} {then}" if _says_none(e) and "as of turn" not in e else e
+                               for e in previous.external_side_effects] + effects,
     )
 
 

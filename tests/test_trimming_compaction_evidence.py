@@ -115,3 +115,20 @@ async def test_a_tool_output_cannot_close_the_summary_or_forge_a_section():
     assert session.summary_source.startswith("fallback")
     assert text.count(f"</{SUMMARY_TAG}>") == 1 and text.rstrip().endswith(f"</{SUMMARY_TAG}>")
     assert "<system>" not in text and text.count("\n## Decisions\n") == 1  # quoted mid-line, not a heading
+
+
+async def test_a_decision_reversed_after_a_compaction_is_not_stated_as_current_by_the_fallback():
+    first = summary(decisions=["Stay near Gion"])
+    session = CompactingSession("k", model=ScriptedModel([first, "not JSON"]), max_turns=3, keep_turns=1)
+    await session.add_items(chatter(1, 4))
+    await session.get_items()
+    await session.add_items([user("Change of plan: not Gion, stay near Kyoto Station"), reply("Noted.")]
+                            + chatter(6, 8))
+    text = (await session.get_items())[0]["content"]
+    assert session.summary_source.startswith("fallback")
+    decisions = section(text, "Decisions")
+    # Before: "- Stay near Gion", as if still decided; the reversal was only among the facts.
+    assert "- Stay near Gion\n" not in decisions + "\n"
+    assert "Stay near Gion (as of turn 3)" in decisions and "Since turn 4: not recorded" in decisions
+    assert "not Gion, stay near Kyoto Station" in section(text, "Confirmed facts")
+    assert "No booking has been made yet (as of turn 3)" in section(text, "External side effects")
