@@ -314,6 +314,10 @@ def deterministic_merge(global_notes: list[MemoryNote], session_notes: list[Memo
     by_id = {n.id: n for n in notes}
     for original in session_notes:
         note = copy.deepcopy(original)
+        if note.id in by_id and normalize(by_id[note.id].text) != normalize(note.text):
+            # Another note holds this id (a note edited after it was merged, an id given twice):
+            # skipping it as "already merged" would lose it. It gets an id from its own content.
+            note.id = _free_id(note, by_id)
         if note.id in by_id:  # consolidated before (a rerun), or listed twice in this session
             if report.decisions[note.id].outcome == "kept":
                 report.decisions[note.id] = MergeDecision(note.id, "already_merged",
@@ -355,6 +359,15 @@ def deterministic_merge(global_notes: list[MemoryNote], session_notes: list[Memo
             reason += "; the copy that expires later stays"
         report.decisions[older.id] = MergeDecision(older.id, "duplicate", reason, newer.id)
     return notes, report
+
+
+def _free_id(note: MemoryNote, by_id: dict[str, MemoryNote]) -> str:
+    """The content id of `note`, or a numbered variant of it that no other note holds."""
+    base = note_id(note.text, note.observed_at, "global")
+    candidate, n = base, 1
+    while candidate in by_id and normalize(by_id[candidate].text) != normalize(note.text):
+        candidate, n = f"{base}_{n}", n + 1
+    return candidate
 
 
 def _end(note: MemoryNote) -> datetime:
