@@ -709,7 +709,11 @@ def _resolve_conflict(note: MemoryNote, other: MemoryNote, d: PlanDecision, repo
     Whichever way round the model named them, the older note is superseded by the newer one.
     A same-day clash, or one the model calls a conflict, is not guessed: it goes to the user.
     """
-    if d.action == "supersede" and note.observed_at != other.observed_at:
+    now = parse_time(report.at)
+    future = [n for n in (note, other) if parse_time(n.observed_at) > now]
+    # The same instant however it is written ("2026-11-29", "2026-11-29T10:00:00+10:00"), or a note
+    # dated after now (a wrong clock, a typo), cannot be ordered: recency does not decide those.
+    if d.action == "supersede" and parse_time(note.observed_at) != parse_time(other.observed_at) and not future:
         # recency=False trusts the model's direction (evals switch the guard off to show its worth).
         older, newer = sorted((note, other), key=lambda n: parse_time(n.observed_at)) if recency else (note, other)
         if older.status != "active":
@@ -723,7 +727,9 @@ def _resolve_conflict(note: MemoryNote, other: MemoryNote, d: PlanDecision, repo
         _supersede(older, newer)
         report.decisions[older.id] = MergeDecision(older.id, "superseded", f"newer note wins; {d.reason}", newer.id)
         return
-    why = "the model flagged a contradiction" if d.action == "conflict" else "same date: recency cannot decide"
+    why = ("the model flagged a contradiction" if d.action == "conflict"
+           else f"dated after now ({future[0].observed_at}): recency cannot decide" if future
+           else "same date: recency cannot decide")
     _ask_user(note, other, f"{why}; {d.reason}", report)
 
 
