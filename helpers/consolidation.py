@@ -179,6 +179,7 @@ def unsupported_claims(text: str, source_texts: list[str]) -> list[str]:
     """What `text` says that its sources do not: words, numbers, a flipped negation or tense, or
     subjects recombined ("Moved to Brisbane" from "Lives in Brisbane" + "Moved to Sydney": each
     word has a source, but the sources are about different things, so no source says it)."""
+    order_problems = _reordered_names(text, source_texts)  # reads case: before folding
     text, source_texts = fold(text), [fold(s) for s in source_texts]
     source_words = {w for source in source_texts for w in content_words(source)[0]}
     source_runs = {r for s in source_texts for r in _number_runs(s)}
@@ -207,7 +208,7 @@ def unsupported_claims(text: str, source_texts: list[str]) -> list[str]:
     if not _one_subject(source_texts):
         problems.append("its sources are about different subjects (it recombines them)")
     # Every word is a source's: are they still in the sources' order where order is the claim?
-    return problems or _repaired(text, source_texts)
+    return problems or _repaired(text, source_texts) or order_problems
 
 
 # Stopwords that restrict or turn a claim around: a written note may use one only if a source
@@ -259,6 +260,38 @@ def _repaired(text: str, source_texts: list[str]) -> list[str]:
     said = set().union(*(_pairings(s) for s in source_texts)) if source_texts else set()
     return [f"it pairs {' '.join(p for p in pairing if p)!r}, which no source does"
             for pairing in sorted(_pairings(text) - said)]
+
+
+_WORDISH = re.compile(r"\d+(?:[-/.:,]\d+)*|[^\W\d_]+(?:['’][^\W\d_]+)*")
+
+
+def _names(raw: str) -> list[str]:
+    """The name-like tokens of a note in order, in any language: capitalised words after the first
+    ("Qantas", "Osaka", German nouns) and words with letters outside a-z. (Numbers are read with
+    the word after them, by `_pairings`: "1 dog and 2 kids" is "2 kids and 1 dog".)"""
+    names = []
+    for i, match in enumerate(_WORDISH.finditer(raw)):
+        token = match.group(0)
+        if token[0].isdigit():
+            continue
+        if (i > 0 and token[0].isupper()) or not token.isascii():
+            names.append(fold(token))
+    return names
+
+
+def _reordered_names(raw_text: str, raw_sources: list[str]) -> list[str]:
+    """Two names the written note puts in an order that a source reverses and none keeps: a word
+    order swap in a language whose relating words the rules do not know ("lieber Bus als Zug"
+    from "lieber Zug als Bus")."""
+    orders = [_names(s) for s in raw_sources]
+    written = list(dict.fromkeys(_names(raw_text)))
+    problems = []
+    for i, first in enumerate(written):
+        for second in written[i + 1:]:
+            both = [o for o in orders if first in o and second in o]
+            if both and not any(o.index(first) < o.index(second) for o in both):
+                problems.append(f"it puts {first!r} before {second!r}, which no source does")
+    return problems
 
 
 def _restricting(text: str) -> set[str]:

@@ -104,3 +104,16 @@ def test_moving_numbers_between_nouns_is_always_an_invention(nouns, counts):
     assert unsupported_claims(f"Travels with {n} {x} and {m} {y}", [source]) != []
 
 
+
+
+@pytest.mark.parametrize("sources, written", [
+    # German: "als" is no relating word the rules know; the nouns' order is the claim.
+    (["Fährt lieber Zug als Bus", "Nimmt lieber den Zug als den Bus"], "Fährt lieber Bus als Zug"),
+    # French: "plutôt que" likewise.
+    (["Prend Air France plutôt que Lufthansa", "Choisit Air France plutôt que Lufthansa"],
+     "Prend Lufthansa plutôt que Air France"),
+])
+async def test_a_word_order_swap_in_another_language_is_refused(sources, written):
+    live, report = await run(sources[0], sources[1], written)
+    assert written not in live and "which no source does" in report.fallback_reason, report.summary()
+    assert unsupported_claims(sources[0], sources) == []
