@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from helpers.catalogue import AIRLINES, BadArgument, airports_for, default_catalogue
 from helpers.state import Clock, MemoryNote, parse_time
-from helpers.words import STOPWORDS, stem, topic_words
+from helpers.words import NEGATIONS, STOPWORDS, stem, topic_words
 
 CITY = r"([A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,2})"  # one to three capitalised words
 _HOME_CITY = [
@@ -155,8 +155,9 @@ def named_subject(text: str) -> str | None:
         return None
     name = match.group(1)
     first = name.split()[0].lower()
-    if first in STOPWORDS or re.search(r"(?:s|ed|ing|ly)$", first) or first in {"always", "often", "now", "still"}:
-        return None
+    if (first in STOPWORDS | NEGATIONS or stem(first) in STATING_WORDS or re.search(r"(?:s|ed|ing|ly)$", first)
+            or first in {"always", "often", "now", "still"}):
+        return None  # "Never books...", "Budget is...", "Home airport is...": the user's own note
     values = " ".join(_attributes(text).values())
     return None if name.casefold() in values or any(w.casefold() in values for w in name.split()) else name
 
