@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from helpers.catalogue import AIRLINES, BadArgument, airports_for, default_catalogue
 from helpers.state import Clock, MemoryNote, parse_time
-from helpers.words import stem, topic_words
+from helpers.words import NEGATIONS, STOPWORDS, stem, topic_words
 
 CITY = r"([A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,2})"  # one to three capitalised words
 _HOME_CITY = [
@@ -138,8 +138,39 @@ def _airport_code(place: str) -> str:
         return place.casefold()
 
 
+# "Tom eats meat", "Maya Lee prefers window seats": a note that opens with a name and a verb in
+# the third person is about that person. The user's own notes have no subject ("Eats meat").
+_NAMED_SUBJECT = re.compile(r"^\W*([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?)\s+([a-z][\w'’-]*)")
+_THIRD_PERSON = re.compile(r"(?:is|was|has|does|[a-z]{2,}(?:s|ed))$")
+
+
+def named_subject(text: str) -> str | None:
+    """The name a note opens with when it is about that person ("Tom eats meat" -> "Tom"), else None.
+
+    A first word that reads as a verb or an adverb ("Prefers", "Moved", "Usually") is the user's
+    note, not a name, and so is a name that is the value the note states ("Qantas is preferred",
+    "Melbourne is now home")."""
+    match = _NAMED_SUBJECT.match(text)
+    if not match or not _THIRD_PERSON.fullmatch(match.group(2)):
+        return None
+    name = match.group(1)
+    first = name.split()[0].lower()
+    if (first in STOPWORDS | NEGATIONS or stem(first) in STATING_WORDS or re.search(r"(?:s|ed|ing|ly)$", first)
+            or first in {"always", "often", "now", "still"}):
+        return None  # "Never books...", "Budget is...", "Home airport is...": the user's own note
+    values = " ".join(_attributes(text).values())
+    return None if name.casefold() in values or any(w.casefold() in values for w in name.split()) else name
+
+
 def attributes_of(text: str) -> dict[str, str]:
-    """The one-value attributes a note states: "Moved to Perth" -> {"home_city": "perth"}."""
+    """The one-value attributes a note states: "Moved to Perth" -> {"home_city": "perth"}.
+    A note about someone else ("Sister lives in Perth", "Tom eats meat") states none."""
+    if _ABOUT_SOMEONE_ELSE.search(text) or named_subject(text):
+        return {}
+    return _attributes(text)
+
+
+def _attributes(text: str) -> dict[str, str]:
     if _ABOUT_SOMEONE_ELSE.search(text):
         return {}
     found: dict[str, str | None] = {"home_city": _home_city(text)}
@@ -276,6 +307,7 @@ __all__ = [
     "AttributeChange",
     "attributes_of",
     "confirm_attribute_changes",
+    "named_subject",
     "propose_changes",
     "qualifiers",
     "unshared_facts",

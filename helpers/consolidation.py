@@ -35,7 +35,15 @@ from agents import Agent, ModelSettings, Runner
 from agents.models.interface import Model
 from pydantic import BaseModel
 
-from helpers.attributes import _SOMEONE_ELSE, STATING_WORDS, attributes_of, confirm_attribute_changes, qualifiers, unshared_facts
+from helpers.attributes import (
+    _SOMEONE_ELSE,
+    STATING_WORDS,
+    attributes_of,
+    confirm_attribute_changes,
+    named_subject,
+    qualifiers,
+    unshared_facts,
+)
 from helpers.state import Clock, MemoryNote, MemoryState, note_id, parse_time
 from helpers.store_base import fold
 from helpers.words import STOPWORDS, content_words, stem, topic_words
@@ -171,6 +179,7 @@ def unsupported_claims(text: str, source_texts: list[str]) -> list[str]:
     """What `text` says that its sources do not: words, numbers, a flipped negation or tense, or
     subjects recombined ("Moved to Brisbane" from "Lives in Brisbane" + "Moved to Sydney": each
     word has a source, but the sources are about different things, so no source says it)."""
+    order_problems = _reordered_names(text, source_texts)  # reads case: before folding
     text, source_texts = fold(text), [fold(s) for s in source_texts]
     source_words = {w for source in source_texts for w in content_words(source)[0]}
     source_runs = {r for s in source_texts for r in _number_runs(s)}
@@ -198,11 +207,95 @@ def unsupported_claims(text: str, source_texts: list[str]) -> list[str]:
         problems.append("it is in the past tense and no source is")
     if not _one_subject(source_texts):
         problems.append("its sources are about different subjects (it recombines them)")
+    # Every word is a source's: are they still in the sources' order where order is the claim?
+    return problems or _repaired(text, source_texts) or order_problems
+
+
+# Stopwords that restrict or turn a claim around: a written note may use one only if a source
+# does, and a merge may not drop one a source uses ("only on trains", "under 300", "over Jetstar").
+_QUALIFYING = frozenset({"only", "other", "than", "if", "when", "while", "but", "or", "over"})
+# Words that restrict a claim, stopwords or not: dropping one widens what the note says.
+_RESTRICTING = _QUALIFYING - {"or"} | {
+    "under", "above", "below", "before", "after", "more", "less", "most", "least", "fewer",
+    "except", "unless", "until", "instead", "rather", "against", "max", "min", "maximum", "minimum"}
+# Words that relate what stands on their left to what stands on their right: the same words in
+# another order make another claim ("Prefers Qantas over Jetstar" is not "Prefers Jetstar over
+# Qantas"; "Qantas to Tokyo, JAL to Osaka" is not "JAL to Tokyo, Qantas to Osaka").
+_RELATING = frozenset({"over", "than", "to", "from", "into", "before", "after", "under", "above", "below",
+                       "instead", "versus", "vs", "rather", "except", "unless", "until", "against"})
+
+
+def _claim_sequence(text: str) -> list[tuple[str, str]]:
+    """A folded text as (kind, token): "number", "word" (content stems, any script) or "relating"."""
+    sequence = []
+    for token in _CLAIM_TOKEN.findall(text):
+        if token[0].isdigit():
+            sequence.append(("number", token.replace(",", "")))
+        elif token in _RELATING:
+            sequence.append(("relating", token))
+        elif not token.isascii():
+            sequence.append(("word", token))
+        elif token not in STOPWORDS:
+            sequence.append(("word", stem(token)))
+    return sequence
+
+
+def _pairings(text: str) -> set[tuple[str, ...]]:
+    """What a text pairs with what: (left, relating word, right) around each relating word, the
+    nearest claim on each side ("" at an end), and (number, the word right after it): "2 kids"."""
+    sequence = _claim_sequence(text)
+    pairs: set[tuple[str, ...]] = set()
+    for i, (kind, token) in enumerate(sequence):
+        if kind == "relating":
+            left = next((t for k, t in reversed(sequence[:i]) if k != "relating"), "")
+            right = next((t for k, t in sequence[i + 1:] if k != "relating"), "")
+            pairs.add((left, token, right))
+        elif kind == "number" and i + 1 < len(sequence) and sequence[i + 1][0] == "word":
+            pairs.add((token, sequence[i + 1][1]))
+    return pairs
+
+
+def _repaired(text: str, source_texts: list[str]) -> list[str]:
+    """The pairings of `text` that no source makes: each word is a source's, but not in that order."""
+    said = set().union(*(_pairings(s) for s in source_texts)) if source_texts else set()
+    return [f"it pairs {' '.join(p for p in pairing if p)!r}, which no source does"
+            for pairing in sorted(_pairings(text) - said)]
+
+
+_WORDISH = re.compile(r"\d+(?:[-/.:,]\d+)*|[^\W\d_]+(?:['’][^\W\d_]+)*")
+
+
+def _names(raw: str) -> list[str]:
+    """The name-like tokens of a note in order, in any language: capitalised words after the first
+    ("Qantas", "Osaka", German nouns) and words with letters outside a-z. (Numbers are read with
+    the word after them, by `_pairings`: "1 dog and 2 kids" is "2 kids and 1 dog".)"""
+    names = []
+    for i, match in enumerate(_WORDISH.finditer(raw)):
+        token = match.group(0)
+        if token[0].isdigit():
+            continue
+        if (i > 0 and token[0].isupper()) or not token.isascii():
+            names.append(fold(token))
+    return names
+
+
+def _reordered_names(raw_text: str, raw_sources: list[str]) -> list[str]:
+    """Two names the written note puts in an order that a source reverses and none keeps: a word
+    order swap in a language whose relating words the rules do not know ("lieber Bus als Zug"
+    from "lieber Zug als Bus")."""
+    orders = [_names(s) for s in raw_sources]
+    written = list(dict.fromkeys(_names(raw_text)))
+    problems = []
+    for i, first in enumerate(written):
+        for second in written[i + 1:]:
+            both = [o for o in orders if first in o and second in o]
+            if both and not any(o.index(first) < o.index(second) for o in both):
+                problems.append(f"it puts {first!r} before {second!r}, which no source does")
     return problems
 
 
-# Stopwords that restrict or turn a claim around: a written note may use one only if a source does.
-_QUALIFYING = frozenset({"only", "other", "than", "if", "when", "while", "but", "or"})
+def _restricting(text: str) -> set[str]:
+    return {t for t in _CLAIM_TOKEN.findall(text) if t in _RESTRICTING}
 # A number with its separators: a date (2026-12-05, 05/12), a time (10:30), an amount (1,200.50).
 _NUMBER_RUN = re.compile(r"\d+(?:[-/.:,]\d+)*")
 # A word in any script (letters only): what TOKEN's a-z misses.
@@ -254,6 +347,10 @@ def deterministic_merge(global_notes: list[MemoryNote], session_notes: list[Memo
     by_id = {n.id: n for n in notes}
     for original in session_notes:
         note = copy.deepcopy(original)
+        if note.id in by_id and normalize(by_id[note.id].text) != normalize(note.text):
+            # Another note holds this id (a note edited after it was merged, an id given twice):
+            # skipping it as "already merged" would lose it. It gets an id from its own content.
+            note.id = _free_id(note, by_id)
         if note.id in by_id:  # consolidated before (a rerun), or listed twice in this session
             if report.decisions[note.id].outcome == "kept":
                 report.decisions[note.id] = MergeDecision(note.id, "already_merged",
@@ -295,6 +392,15 @@ def deterministic_merge(global_notes: list[MemoryNote], session_notes: list[Memo
             reason += "; the copy that expires later stays"
         report.decisions[older.id] = MergeDecision(older.id, "duplicate", reason, newer.id)
     return notes, report
+
+
+def _free_id(note: MemoryNote, by_id: dict[str, MemoryNote]) -> str:
+    """The content id of `note`, or a numbered variant of it that no other note holds."""
+    base = note_id(note.text, note.observed_at, "global")
+    candidate, n = base, 1
+    while candidate in by_id and normalize(by_id[candidate].text) != normalize(note.text):
+        candidate, n = f"{base}_{n}", n + 1
+    return candidate
 
 
 def _end(note: MemoryNote) -> datetime:
@@ -537,7 +643,8 @@ def _dropped_words(text: str, source: str) -> set[str]:
     its numbers (a budget, a date) and its words in other scripts."""
     text, said = fold(text), fold(source)
     return ((topic_words(said) - topic_words(text) - STATING_WORDS)
-            | (_number_runs(said) - _number_runs(text)) | (_other_words(said) - _other_words(text)))
+            | (_number_runs(said) - _number_runs(text)) | (_other_words(said) - _other_words(text))
+            | (_restricting(said) - _restricting(text)))
 
 
 def carries(text: str, source: str) -> bool:
@@ -565,10 +672,16 @@ def _not_replaced(a: MemoryNote, b: MemoryNote) -> str:
     lost = unshared_facts(older, newer)
     if lost:
         return ", ".join(sorted(lost))
+    # The older note's attribute (diet, home city...) must be one the newer note gives a value
+    # for: "Mi hermano come carne" says nothing the rules can read about the user's diet.
+    unsaid = set(attributes_of(older.text)) - set(attributes_of(newer.text))
+    if unsaid and not topic_words(fold(older.text)) <= topic_words(fold(newer.text)):
+        return "what the newer note says of " + ", ".join(sorted(a.replace("_", " ") for a in unsaid))
     qa, qb = qualifiers(older.text), qualifiers(newer.text)
     if qa != qb:
         return "circumstances (" + ", ".join(sorted(qa ^ qb)) + ")"
-    whom = [{m.group(0).lower() for m in _SOMEONE_ELSE.finditer(n.text)} for n in (older, newer)]
+    whom = [{m.group(0).lower() for m in _SOMEONE_ELSE.finditer(n.text)} | {(named_subject(n.text) or "").lower()} - {""}
+            for n in (older, newer)]
     if bool(whom[0]) != bool(whom[1]):
         return "whom it is about (" + ", ".join(sorted(whom[0] | whom[1])) + ")"
     return ""
@@ -629,7 +742,11 @@ def _resolve_conflict(note: MemoryNote, other: MemoryNote, d: PlanDecision, repo
     Whichever way round the model named them, the older note is superseded by the newer one.
     A same-day clash, or one the model calls a conflict, is not guessed: it goes to the user.
     """
-    if d.action == "supersede" and note.observed_at != other.observed_at:
+    now = parse_time(report.at)
+    future = [n for n in (note, other) if parse_time(n.observed_at) > now]
+    # The same instant however it is written ("2026-11-29", "2026-11-29T10:00:00+10:00"), or a note
+    # dated after now (a wrong clock, a typo), cannot be ordered: recency does not decide those.
+    if d.action == "supersede" and parse_time(note.observed_at) != parse_time(other.observed_at) and not future:
         # recency=False trusts the model's direction (evals switch the guard off to show its worth).
         older, newer = sorted((note, other), key=lambda n: parse_time(n.observed_at)) if recency else (note, other)
         if older.status != "active":
@@ -643,7 +760,9 @@ def _resolve_conflict(note: MemoryNote, other: MemoryNote, d: PlanDecision, repo
         _supersede(older, newer)
         report.decisions[older.id] = MergeDecision(older.id, "superseded", f"newer note wins; {d.reason}", newer.id)
         return
-    why = "the model flagged a contradiction" if d.action == "conflict" else "same date: recency cannot decide"
+    why = ("the model flagged a contradiction" if d.action == "conflict"
+           else f"dated after now ({future[0].observed_at}): recency cannot decide" if future
+           else "same date: recency cannot decide")
     _ask_user(note, other, f"{why}; {d.reason}", report)
 
 

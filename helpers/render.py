@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from datetime import UTC
 from typing import Any, NamedTuple
 
 import yaml
@@ -83,8 +84,11 @@ def render_frontmatter(profile: dict[str, Any]) -> str:
 
 
 def note_date(note: MemoryNote) -> str:
-    """The calendar day a note was observed, e.g. "2026-03-14"."""
-    return parse_time(note.observed_at).date().isoformat()
+    """The calendar day (UTC) a note was observed, e.g. "2026-03-14".
+
+    In UTC, the zone the notes are ordered in: "2026-03-15T01:00:00+10:00" is 14 March, so the
+    dates shown never disagree with the newest-first order ("the newest note wins")."""
+    return parse_time(note.observed_at).astimezone(UTC).date().isoformat()
 
 
 def render_note_line(note: MemoryNote) -> str:
