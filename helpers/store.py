@@ -38,7 +38,7 @@ from helpers.retrieval import RECALL_LIMIT
 from helpers.state import Clock, MemoryNote, MemoryState, system_clock
 from helpers.store_base import (
     NOTE_COLUMNS as _NOTE_COLUMNS, SELECT_NOTE as _SELECT_NOTE, AuditEntry, CheckpointResult, Erasure,
-    ForgetPlan, StoreBase, UserMemoryBase, as_it_was, check_erase_user, check_owner, erase_user_reason,
+    ForgetPlan, StoreBase, UserMemoryBase, as_it_was, check_owner, erase_user_reason,
     export_document, expires_utc, fold, import_reason, long_term as _long_term, note_from_columns,
     parse_export, utc as _utc,
 )
@@ -720,8 +720,7 @@ class UserMemory(UserMemoryBase):
 
         The row names the user by `store.user_audit_id(tenant, user)`, a keyed id: a dump of the
         audit table does not name whom it erased, and `audit_log()` on a handle for the same
-        (tenant, user) still shows it. `reason` must not contain the user id."""
-        check_erase_user(self._user_id, reason)
+        (tenant, user) still shows it. The user id does not stay in `reason` either."""
         owner = "tenant_id = :tenant AND user_id = :user"
         with self._store._transaction(write=True) as conn:
             notes, staged, profiles = (conn.execute(f"SELECT count(*) FROM {table} WHERE {owner}",
@@ -733,7 +732,7 @@ class UserMemory(UserMemoryBase):
                 """INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
                    VALUES (:tenant, :erased, :at, 'erase_user', NULL, :reason)""",
                 self._owner(erased=self._erased_as(), at=self._now(),
-                            reason=erase_user_reason(reason, notes, staged, profiles)))
+                            reason=erase_user_reason(reason, self._user_id, notes, staged, profiles)))
         return Erasure(notes + staged, self._store.checkpoint())
 
     # -- export and import -----------------------------------------------------------------------

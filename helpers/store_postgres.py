@@ -58,7 +58,6 @@ from helpers.store_base import (
     StoreBase,
     UserMemoryBase,
     as_it_was,
-    check_erase_user,
     check_owner,
     erase_user_reason,
     export_document,
@@ -629,7 +628,6 @@ class PostgresUserMemory(UserMemoryBase):
         """Erase everything stored for this user (profile, notes, staged notes, audit history),
         leaving one audit row that holds counts, never content, under the user's keyed id (as
         `UserMemory.erase_user`). Returns the notes erased (long-term + staged) as an `Erasure`."""
-        check_erase_user(self._user_id, reason)
         owner = "tenant_id = %(tenant)s AND user_id = %(user)s"
         with self._tx() as conn:
             notes, staged, profiles = (conn.execute(f"SELECT count(*) FROM {table} WHERE {owner}",
@@ -644,7 +642,7 @@ class PostgresUserMemory(UserMemoryBase):
                 self._owner(
                     erased=self._erased_as(),
                     at=self._now(),
-                    reason=erase_user_reason(reason, notes, staged, profiles),
+                    reason=erase_user_reason(reason, self._user_id, notes, staged, profiles),
                 ),
             )
         return Erasure(notes + staged, _erasure_pending(notes + staged + profiles))

@@ -269,8 +269,12 @@ class IsolationMachine(RuleBasedStateMachine):
     def forget_id(self, owner, text):
         nid = self.make(text, True).id
         self.handle(owner).forget(nid)
-        self.notes[owner].pop(nid, None)
-        self.staged[owner] = {k: v for k, v in self.staged[owner].items() if k[1] != nid}
+        if nid in self.notes[owner] or any(i == nid for _, i in self.staged[owner]):
+            # The note's near duplicates go with it (here: the same words in another case), the
+            # owner's only: stored and staged, live or expired.
+            same = lambda t: t.casefold() == text.casefold()  # noqa: E731
+            self.notes[owner] = {i: v for i, v in self.notes[owner].items() if not same(v[0])}
+            self.staged[owner] = {k: v for k, v in self.staged[owner].items() if not same(v[0])}
 
     @rule(src=st.sampled_from(OWNERS), dst=st.sampled_from(OWNERS))
     def copy_by_export(self, src, dst):
