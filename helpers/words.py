@@ -52,12 +52,20 @@ def content_words(text: str) -> tuple[set[str], set[str]]:
 _ANY_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
 
 
+# Words that open a reply without saying anything: "Yes, you have a trip coming up" adds nothing to
+# "Do I have a trip coming up?".
+_REPLY_OPENERS = frozenset("yes yeah yep no nope sure okay ok certainly indeed absolutely".split())
+
+
 def repeats_message(answer: str, message: str, n: int = 4, share: float = 0.5) -> bool:
     """An echo: the answer says nothing the message did not (no new content word or number), and at
     least `share` of its words sit in runs of `n` or more of the message's words (or it is the
-    message). "The cheapest fare to Perth is 129 AUD" answers; "Flights to Perth next Friday" echoes."""
+    message). "The cheapest fare to Perth is 129 AUD" answers; "Flights to Perth next Friday" echoes,
+    and so does "Yes, you have a trip coming up" to "Do I have a trip coming up?"."""
     said = _ANY_WORD.findall(message.casefold())
     got = _ANY_WORD.findall(answer.casefold())
+    while got[:1] and got[0] in _REPLY_OPENERS and got[0] not in said:
+        got = got[1:]
     if not got or got == said:
         return bool(got)
     known = {stem(w) for w in said}

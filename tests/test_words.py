@@ -42,6 +42,9 @@ def test_a_note_and_the_message_it_came_from_share_their_topic():
     ("Вы любите Qantas", "Я люблю летать Qantas", False),
     ("Je déménage à Lyon dès lundi.", "Je déménage à Lyon dès lundi.", True),
     ("Vous déménagez à Lyon, c'est noté.", "Je déménage à Lyon dès lundi.", False),
+    ("Yes, you have a trip coming up that you know about.", "Do I have a trip coming up that you know about?", True),
+    ("Yes, you fly to Osaka on 20 December.", "Do I have a trip coming up that you know about?", False),
+    ("Sure.", "Can you find me a hotel?", False),
 ])
 def test_an_echo_is_an_answer_made_mostly_of_the_message(answer, message, echo):
     assert repeats_message(answer, message) is echo
