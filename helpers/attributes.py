@@ -165,9 +165,7 @@ def named_subject(text: str) -> str | None:
 def attributes_of(text: str) -> dict[str, str]:
     """The one-value attributes a note states: "Moved to Perth" -> {"home_city": "perth"}.
     A note about someone else ("Sister lives in Perth", "Tom eats meat") states none."""
-    if _ABOUT_SOMEONE_ELSE.search(text) or named_subject(text):
-        return {}
-    return _attributes(text)
+    return {} if named_subject(text) else _attributes(text)
 
 
 def _attributes(text: str) -> dict[str, str]:

@@ -663,6 +663,20 @@ _ATTRIBUTED = _r(
     r"recommends?|confirms?|has (?:decided|confirmed|asked))\b", _I)
 
 
+# "Tom prefers window seats", "Maya Lee would like a quiet room": a named person's own preference
+# is a fact about a companion, not words put in an organisation's mouth.
+_PREFERENCE_VERB = re.compile(r"(?:wants?|would (?:like|prefer|rather)|prefers?|needs?)$", _I)
+
+
+def _someone_prefers(attributed: re.Match[str]) -> bool:
+    """The attribution is a name (every word capitalised, none a role that gives orders:
+    "Management", "Head Office") and its verb a preference."""
+    name = attributed.group(1).strip()
+    verb = attributed.group(0)[attributed.end(1):].strip()
+    return (bool(name) and all(w[:1].isupper() for w in name.split())
+            and not re.search(rf"\b{_AUTHORITY}\b", name, _I) and bool(_PREFERENCE_VERB.search(verb)))
+
+
 def _noun_phrase(words: str) -> bool:
     """Every word can be a noun (or is a name): "Head office", "The airline's customer team"."""
     for word in words.split():
@@ -731,7 +745,7 @@ def reading(text: str) -> Reading:
             bodies.append(sentence)
     body = "\n".join(bodies)
     attributed = _ATTRIBUTED.search(text)
-    if attributed and not _noun_phrase(attributed.group(1)):
+    if attributed and (not _noun_phrase(attributed.group(1)) or _someone_prefers(attributed)):
         attributed = None
     if (_AUTHORITY_CLAIM.search(text) or attributed
             or any(_label_claims_authority(h) for h in headings)):
