@@ -672,7 +672,7 @@ def _someone_prefers(attributed: re.Match[str]) -> bool:
     """The attribution is a name (every word capitalised, none a role that gives orders:
     "Management", "Head Office") and its verb a preference."""
     name = attributed.group(1).strip()
-    verb = attributed.group(0)[attributed.end(1):].strip()
+    verb = attributed.string[attributed.end(1):attributed.end()].strip()
     return (bool(name) and all(w[:1].isupper() for w in name.split())
             and not re.search(rf"\b{_AUTHORITY}\b", name, _I) and bool(_PREFERENCE_VERB.search(verb)))
 

@@ -769,12 +769,22 @@ def narration_stop(tools: Sequence[str]) -> Callable[[str], bool]:
     """`until` for a completion that may call `tools` or answer: True as soon as a prose answer's
     first sentence is a call not made (see `unmade_call`), so the model does not spend a few
     hundred tokens narrating the search it should have made before the call is asked for."""
+    decided: list[bool] = []  # once the first sentence is whole, its verdict holds for every later token
+
     def until(text: str) -> bool:
+        if decided:
+            return decided[0]
         text = text.lstrip()
-        if not text or text.startswith(("{", "<")):  # a call, or not yet known
+        if not text:
+            return False
+        if text.startswith(("{", "<")):  # a call: nothing to judge
+            decided.append(False)
             return False
         first = re.match(r"[^.!?\n]*[.!?\n]", text)
-        return first is not None and unmade_call(first.group(0), tools) is not None
+        if first is None:
+            return False
+        decided.append(unmade_call(first.group(0), tools) is not None)
+        return decided[0]
     return until
 
 

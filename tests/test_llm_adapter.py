@@ -405,13 +405,16 @@ def test_until_ends_a_completion_early_without_an_error():
 
 
 def test_a_narrated_call_is_stopped_at_its_first_sentence_and_then_made():
-    until = llm.narration_stop(["search_restaurants", "save_memory_note"])
+    tools = ["search_restaurants", "save_memory_note"]
     ramble = "To suggest a restaurant in Melbourne, I need to search for restaurants in Melbourne. The user"
+    until = llm.narration_stop(tools)  # one per completion: it reads the text as it grows
+    assert until("") is False
     assert until(ramble[:40]) is False  # no whole sentence yet
     assert until(ramble) is True
-    assert until('{"name": "search_restaurants", "arguments": {"city": "Melbourne. "}}') is False
-    assert until("Noted: you are vegetarian. I will use it next time.") is False
-    assert until("") is False
+    assert llm.narration_stop(tools)('{"name": "search_restaurants", "arguments": {"city": "Melbourne. "}}') is False
+    answer = llm.narration_stop(tools)
+    assert answer("Noted: you are vegetarian.") is False
+    assert answer("Noted: you are vegetarian. I need to search restaurants.") is False  # judged on the first
 
     words = ["To", " find", " one,", " I", " need", " to", " search", " restaurants", " first.", " Then"]
     engine, server = fake_engine(words=words + [" more"] * 60)
