@@ -12,29 +12,13 @@ from helpers.trimming import (
     CompactingSession, TrimmingSession, drop_orphan_outputs, is_summary_item, split_turns,
     tool_output_filter, truncate_tool_output, truncate_tool_outputs,
 )
+from tests.history_items import call, output, reply, user
 from tests.scripted_model import ScriptedModel
 
 set_tracing_disabled(True)
 
 
 # ---------------------------------------------------------------- fixtures: items and turns
-
-def user(text):
-    return {"role": "user", "content": text}
-
-
-def reply(text):
-    return {"type": "message", "role": "assistant", "status": "completed", "id": f"msg_{text[:8]}",
-            "content": [{"type": "output_text", "text": text, "annotations": []}]}
-
-
-def call(call_id, name="search", args="{}"):
-    return {"type": "function_call", "call_id": call_id, "name": name, "arguments": args}
-
-
-def output(call_id, text="ok"):
-    return {"type": "function_call_output", "call_id": call_id, "output": text}
-
 
 def tool_turn(n, calls=2, name="search"):
     items = [user(f"request {n}")]

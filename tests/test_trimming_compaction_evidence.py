@@ -7,23 +7,14 @@ output that a summarizer promotes into the decisions. What the rules know happen
 from agents import set_tracing_disabled
 
 from helpers.trimming import QUOTED_TOOL_SOURCE, SUMMARY_TAG, CompactingSession, CompactionSummary, checked_summary
+from tests.history_items import call, output, reply, user
 from tests.scripted_model import ScriptedModel
 
 set_tracing_disabled(True)
 
 
-def user(text):
-    return {"role": "user", "content": text}
-
-
-def reply(text):
-    return {"type": "message", "role": "assistant", "status": "completed", "id": f"msg_{abs(hash(text))}",
-            "content": [{"type": "output_text", "text": text, "annotations": []}]}
-
-
-def tool(call_id, name, output, args="{}"):
-    return [{"type": "function_call", "call_id": call_id, "name": name, "arguments": args},
-            {"type": "function_call_output", "call_id": call_id, "output": output}]
+def tool(call_id, name, result, args="{}"):
+    return [call(call_id, name, args), output(call_id, result)]
 
 
 def summary(**overrides):
