@@ -669,11 +669,17 @@ _PREFERENCE_VERB = re.compile(r"(?:wants?|would (?:like|prefer|rather)|prefers?|
 
 
 def _someone_prefers(attributed: re.Match[str]) -> bool:
-    """The attribution is a name (every word capitalised, none a role that gives orders:
-    "Management", "Head Office") and its verb a preference."""
+    """The attribution is a person's name and its verb a preference about something, not about
+    what a handler does ("Tom wants you to book ..." stays a claim). A name: every word
+    capitalised, no article before it ("The CEO", "Our CEO" are roles), no acronym ("CEO", "VP")
+    and no role that gives orders ("Management", "Head Office")."""
     name = attributed.group(1).strip()
+    before = attributed.string[attributed.start():attributed.start(1)]
     verb = attributed.string[attributed.end(1):attributed.end()].strip()
-    return (bool(name) and all(w[:1].isupper() for w in name.split())
+    after = attributed.string[attributed.end():]
+    return (bool(name) and all(w[:1].isupper() and not (len(w) > 1 and w.isupper()) for w in name.split())
+            and not re.search(r"\b(?:the|our)\b", before, _I)
+            and not re.match(rf"\s+(?:that\s+)?(?:the\s+)?{_HANDLER}\b", after, _I)  # "... want you to book"
             and not re.search(rf"\b{_AUTHORITY}\b", name, _I) and bool(_PREFERENCE_VERB.search(verb)))
 
 
