@@ -945,7 +945,7 @@ def search_restaurants(city: str, diet: str, cuisine: str) -> str:
         city: City, e.g. "Melbourne"; if the user did not say, where they are or live.
         diet: The remembered diet: "vegetarian", "vegan", "gluten-free", "halal", "kosher";
             "any" if none.
-        cuisine: A cuisine the user asked for, e.g. "Japanese", or "" for any.
+        cuisine: A cuisine the user named in this conversation; "" if they named none.
     """
     return restaurant_results(city, diet, cuisine)
 

@@ -666,3 +666,27 @@ def test_no_capture_question_after_a_catalogue_search_but_the_answer_line_stays(
         result = Runner.run_sync(agent, "Find things in Perth.")
         assert result.final_output == "Three things in Perth." and not fake.outputs  # every completion used
         assert llm.ANSWER_NUDGE in fake.history[-1].prompt
+
+
+def test_ungrounded_finds_the_names_and_numbers_no_source_gave():
+    results = ("No restaurants in Melbourne serving Japanese cuisine. Cuisines there: Malaysian, Mexican.\n"
+               "- QF417 Qantas: SYD 10:30 -> NRT 20:20, 1,530 AUD, 2 aisle seats left (Fri 2026-12-04)")
+    assert llm.ungrounded("Try Sushi Time, the best Japanese place in Melbourne.", results) == "Sushi"
+    assert llm.ungrounded("There is no Japanese place; try a Malaysian one at 150 AUD.", results) == "150"
+    assert llm.ungrounded("QF417 with Qantas leaves SYD at 10:30 on Friday 4 December for 1530 AUD, "
+                          "with 2 aisle seats left.", results) is None
+    assert llm.ungrounded("Qantas flies there. Mexican food too, in one or two places.", results) is None
+
+
+def test_an_answer_that_invents_a_place_is_asked_for_again_then_replaced_by_the_results():
+    search = json.dumps({"name": "search_things", "arguments": {"city": "Perth"}})
+    invented = "Try Sushi Time at 123 Main St."
+    result, fake = capture_run(["[]", search, "[]", invented, "Perth has 3 things to see."],
+                               message="What is there in Perth?", tools=(save_memory_note, search_things))
+    assert result.final_output == "Perth has 3 things to see."
+    assert fake.history[-1].prompt.endswith(f"{llm.GROUNDED_NUDGE}<|im_end|>\n<|im_start|>assistant\n")
+    result, fake = capture_run(["[]", search, "[]", invented, "Sushi Time it is."],
+                               message="What is there in Perth?", tools=(save_memory_note, search_things))
+    assert result.final_output == "3 things in Perth."  # the search's own words
+    assert [p.split(",")[0] for p in result.last_agent.model.problems] == [
+        "the answer gave '123'", "the answer gave 'Time' again; answered with the results"]
