@@ -35,7 +35,7 @@ from helpers.state import Clock, LedgerEntry, MemoryNote, MemoryState, parse_tim
 from helpers.store import MemoryStore, UserMemory
 from helpers.store_base import Erasure, loose
 from helpers.tools import save_memory_note
-from helpers.trimming import TrimmingSession, split_turns, tool_output_filter
+from helpers.trimming import TrimmingSession, item_text, split_turns, tool_output_filter
 
 DEFAULT_MAX_TOOL_OUTPUT_CHARS = 4000
 
@@ -154,22 +154,6 @@ def _tool_calls(items: list[Any]) -> list[ToolCall]:
     ]
 
 
-def _words_in(item: dict[str, Any]) -> str:
-    """What an item of history says (`loose`): a message's text, a tool call's arguments, a
-    tool's output."""
-    content = item.get("content")
-    parts = [content] if isinstance(content, str) else [
-        p.get("text", "") for p in content or [] if isinstance(p, dict)]
-    parts.append(str(item.get("output", "")))
-    arguments = item.get("arguments")
-    if isinstance(arguments, str):
-        try:  # JSON may escape what it holds ("\u00fc")
-            parts += [str(v) for v in json.loads(arguments).values()]
-        except (ValueError, AttributeError):
-            parts.append(arguments)
-    return loose(" ".join(parts))
-
-
 class MemorySession:
     """One conversation with one user's memory; made by `open_memory`."""
 
@@ -233,7 +217,7 @@ class MemorySession:
         needles = [loose(t) for t in ([matching] if matching else []) + [held[i] for i in gone if i in held]]
         items = await self.session.get_items()
         preamble, turns = split_turns(items)
-        said = lambda item: any(n in _words_in(item) for n in needles)  # noqa: E731
+        said = lambda item: any(n in loose(item_text(item)) for n in needles)  # noqa: E731
         kept = [i for i in preamble if not said(i)] + [
             i for turn in turns if not any(said(item) for item in turn) for i in turn]
         if len(kept) < len(items):

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -102,7 +103,7 @@ def _is_tool_output(item: Mapping[str, Any]) -> bool:
 
 def is_summary_item(item: Mapping[str, Any]) -> bool:
     """True for the `<compacted_history>` message a CompactingSession puts at the head."""
-    return item.get("role") == "user" and _text_of(item).lstrip().startswith(f"<{SUMMARY_TAG}>")
+    return item.get("role") == "user" and item_text(item).lstrip().startswith(f"<{SUMMARY_TAG}>")
 
 
 def _is_user_message(item: Mapping[str, Any]) -> bool:
@@ -110,13 +111,37 @@ def _is_user_message(item: Mapping[str, Any]) -> bool:
             and not is_summary_item(item))
 
 
-def _text_of(item: Mapping[str, Any]) -> str:
+def item_text(item: Mapping[str, Any]) -> str:
+    """What an item of history says, as the model reads it: a message's text (its parts joined
+    as they are sent, with nothing between them), a tool's output (the text parts of a structured
+    one), a tool call's arguments (the values of its JSON, decoded: JSON may escape what it holds,
+    "\u00fc"). Empty for anything else."""
     content = item.get("content")
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+    if _is_tool_output(item):
+        output = item.get("output")
+        if isinstance(output, list):
+            return "".join(p.get("text", "") for p in output if isinstance(p, dict) and isinstance(p.get("text"), str))
+        return "" if output is None else str(output)
+    arguments = item.get("arguments")
+    if isinstance(arguments, str):
+        try:
+            return "\n".join(_leaves(json.loads(arguments)))
+        except ValueError:
+            return arguments
     return ""
+
+
+def _leaves(value: Any) -> list[str]:
+    """Every key and scalar of decoded JSON, as text."""
+    if isinstance(value, dict):
+        return [text for key, item in value.items() for text in (str(key), *_leaves(item))]
+    if isinstance(value, list):
+        return [text for item in value for text in _leaves(item)]
+    return [] if value is None else [str(value)]
 
 
 def split_turns(items: Sequence[Mapping[str, Any]]) -> tuple[list, list[list]]:
@@ -316,13 +341,13 @@ def _render_transcript(items: Sequence[Mapping[str, Any]], first_turn: int, max_
     for item in items:
         if _is_user_message(item):
             turn += 1
-            lines.append(f"[turn {turn}] user: {_text_of(item)}")
+            lines.append(f"[turn {turn}] user: {item_text(item)}")
         elif item.get("type") == "function_call":
             lines.append(f"assistant called tool {item.get('name')}({item.get('arguments', '')})")
         elif _is_tool_output(item):
             lines.append(f"tool result: {truncate_tool_output(str(item.get('output', '')), max_chars)}")
-        elif _text_of(item):
-            lines.append(f"{item.get('role', 'assistant')}: {_text_of(item)}")
+        elif item_text(item):
+            lines.append(f"{item.get('role', 'assistant')}: {item_text(item)}")
     return "\n".join(lines)
 
 
@@ -373,7 +398,7 @@ def checked_summary(summary: CompactionSummary, items: Sequence[Mapping[str, Any
       request.
     """
     tools = " ".join(str(i.get("output", "")) for i in items if _is_tool_output(i))
-    people = [_text_of(i) for i in items if not _is_tool_output(i) and _text_of(i)]
+    people = [item_text(i) for i in items if not _is_tool_output(i) and item_text(i)]
     people += [f"{i.get('name', '')} {i.get('arguments', '')}" for i in items if i.get("type") == "function_call"]
     if previous is not None:  # what the previous summary says the people said, not what it quoted
         people += [previous.objective, *previous.decisions, *previous.completed_work, *previous.open_work,
@@ -388,7 +413,7 @@ def checked_summary(summary: CompactionSummary, items: Sequence[Mapping[str, Any
     quoted = [line for line in [summary.objective, *summary.decisions, *summary.open_work] if quotes_a_tool(line)]
     objective = summary.objective
     if quotes_a_tool(objective):
-        requests = [_text_of(i) for i in items if _is_user_message(i)]
+        requests = [item_text(i) for i in items if _is_user_message(i)]
         objective = previous.objective if previous else (
             f"First request (turn {first_turn}): {truncate_tool_output(requests[0], 300)}" if requests else "Not recorded")
     recorded = _side_effects(items, first_turn)
@@ -418,7 +443,7 @@ def fallback_summary(items: Sequence[Mapping[str, Any]], first_turn: int = 1,
     for item in items:
         if _is_user_message(item):
             turn += 1
-            requests.append((turn, truncate_tool_output(_text_of(item), max_chars)))
+            requests.append((turn, truncate_tool_output(item_text(item), max_chars)))
             facts.append(Fact(fact=f"User said: {requests[-1][1]}", source=f"user, turn {turn}"))
         elif item.get("type") == "function_call":
             done.append(f"Called {item.get('name')}({item.get('arguments', '')}) in turn {turn}")
@@ -525,6 +550,6 @@ __all__ = [
     "COMPACTION_INSTRUCTIONS", "QUOTED_TOOL_SOURCE", "CompactingSession", "CompactionSummary", "Fact",
     "checked_summary",
     "SIDE_EFFECT_TOOLS", "TrimEvent", "TrimmingSession", "drop_orphan_outputs",
-    "fallback_summary", "is_summary_item", "split_turns", "tool_output_filter", "truncate_tool_output",
+    "fallback_summary", "is_summary_item", "item_text", "split_turns", "tool_output_filter", "truncate_tool_output",
     "truncate_tool_outputs",
 ]
