@@ -4,6 +4,7 @@ prompts kept for the inspector, the turn results; and every store change reaches
 import pytest
 from agents import set_tracing_disabled
 
+from helpers.hooks import PromptCapture
 from helpers.lifecycle import MovableClock, open_memory
 from helpers.store import MemoryStore
 from tests.history_items import reply, user
@@ -45,3 +46,86 @@ async def test_a_message_sent_in_parts_is_read_as_the_model_reads_it(store):
     await session.forget(matching="Alex Smithers")
     items = await session.session.get_items()
     assert "ithers" not in str(items) and "Hello" in str(items)
+
+
+SUMMARY = {
+    "objective": "Plan a stay in Lisbon",
+    "confirmed_facts": [
+        {"fact": "Alex, the user's partner, travels with them on every trip", "source": "user, turn 1"},
+        {"fact": "Wants the Hotel Lisboa", "source": "user, turn 2"},
+    ],
+    "decisions": ["Stay at the Hotel Lisboa"],
+    "completed_work": ["Booked the Hotel Lisboa"],
+    "open_work": [],
+    "external_side_effects": ["Booked the Hotel Lisboa for Maya and Alex"],
+}
+
+
+async def compacted_session(store, capture=None):
+    """Turns kept to two: turns 1-2 (the partner, the booking) are in a model's summary."""
+    capture = capture or PromptCapture()
+    session = open_memory(store, "acme", "maya", model=ScriptedModel([
+        save("Travels with partner Alex", ["partner"], "fact"), "Noted.", "Done.", "You're welcome.", "Nothing else.", "Sure."]),
+        consolidation_model=None, capture=capture, max_turns_kept=2,
+        compaction_model=ScriptedModel([{"json": SUMMARY}]))
+    first = await session.run_turn("My partner Alex travels with me on every trip.")
+    await session.run_turn("Book the Hotel Lisboa.")
+    await session.run_turn("Thanks")
+    await session.run_turn("Anything else?")  # reads three turns: the first two are compacted
+    assert session.session.summary_source == "model" and "Alex" in said_raw(capture)
+    return session, first.notes_saved[0], capture
+
+
+def said_raw(capture):
+    last = capture.calls[-1]
+    return last.system_prompt + str(last.input_items)
+
+
+async def test_forgetting_a_note_takes_its_paraphrase_out_of_the_compaction_summary(store):
+    session, partner, capture = await compacted_session(store)
+    await session.forget(partner.id)
+    await session.run_turn("What do you know about me?")
+    assert "partner" not in said(capture)  # was: the summary said it in its own words
+    assert "Stay at the Hotel Lisboa" in said_raw(capture)  # the rest of the summary stays
+    assert "Booked the Hotel Lisboa for Maya and Alex" in said_raw(capture)  # it does not say the note
+
+
+async def test_forgetting_a_word_keeps_the_rest_of_the_summary_and_marks_the_side_effect(store):
+    session, _, capture = await compacted_session(store)
+    await session.forget(matching="Alex")
+    await session.run_turn("What do you know about me?")
+    prompt = said_raw(capture)
+    assert "alex" not in prompt.lower()
+    # Was: the whole summary went with the word (the booking, the decision, the objective).
+    assert "Stay at the Hotel Lisboa" in prompt and "Plan a stay in Lisbon" in prompt
+    assert "[erased at the user's request]" in prompt  # a side effect happened; what it said is gone
+    report = await session.end_session()
+    assert report.added == [] and "alex" not in store.for_user("acme", "maya").export_json().lower()
+
+
+async def test_what_the_app_keeps_in_memory_is_redacted_and_the_counts_stay(store):
+    session, partner, capture = await compacted_session(store)
+    calls = [(c.turn, c.call_index, c.agent_name) for c in capture.calls]
+    tokens = [t.input_tokens for t in session.turns]
+    await session.forget(matching="alex")
+    kept = str([(c.system_prompt, c.input_items, c.sections, c.rendered) for c in capture.calls])
+    kept += str(session.turns) + str(session.agent.instructions.last)
+    assert "alex" not in kept.lower() and partner.id not in kept  # the id is a hash of the text
+    assert "[erased]" in kept
+    assert [(c.turn, c.call_index, c.agent_name) for c in capture.calls] == calls
+    assert [t.input_tokens for t in session.turns] == tokens and session.turns[0].model_calls == 2
+    assert session.turns[0].notes_saved[0].text == "[erased]"
+    assert "Book the Hotel Lisboa" in kept  # what did not say it stays
+
+
+async def test_a_note_erased_through_another_handle_leaves_the_sessions_history(store):
+    capture = PromptCapture()
+    session = open_memory(store, "acme", "maya", model=ScriptedModel(
+        [save("Travels with partner Alex", ["partner"], "fact"), "Noted.", "Hello!", "Sure."]),
+        consolidation_model=None, capture=capture)
+    first = await session.run_turn("My partner Alex travels with me on every trip.")
+    await session.run_turn("Hi there")
+    store.for_user("acme", "maya").forget(first.notes_saved[0].id)  # e.g. from the app's settings page
+    await session.run_turn("What do you know about me?")
+    assert "alex" not in said(capture)  # was: the history still had the turn that said it
+    assert "Hi there" in said_raw(capture)
