@@ -726,13 +726,14 @@ class UserMemory(UserMemoryBase):
             notes, staged, profiles = (conn.execute(f"SELECT count(*) FROM {table} WHERE {owner}",
                                                     self._owner()).fetchone()[0]
                                        for table in ("notes", "session_notes", "profiles"))
+            said = self._said(conn)
             for table in ("notes", "session_notes", "note_keywords", "profiles", "audit"):
                 conn.execute(f"DELETE FROM {table} WHERE {owner}", self._owner())
             conn.execute(
                 """INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
                    VALUES (:tenant, :erased, :at, 'erase_user', NULL, :reason)""",
                 self._owner(erased=self._erased_as(), at=self._now(),
-                            reason=erase_user_reason(reason, self._user_id, notes, staged, profiles)))
+                            reason=erase_user_reason(reason, self._user_id, notes, staged, profiles, said)))
         return Erasure(notes + staged, self._store.checkpoint())
 
     # -- export and import -----------------------------------------------------------------------

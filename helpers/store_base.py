@@ -13,7 +13,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Self
 
@@ -28,6 +28,7 @@ from helpers.retrieval import (
     rank,
 )
 from helpers.state import MemoryNote, MemoryState, parse_time
+from helpers.words import STOPWORDS, stem
 from helpers.write_policy import (
     DEFAULT_WRITE_POLICY,
     WritePolicy,
@@ -159,17 +160,82 @@ def as_it_was(note: MemoryNote, superseded_at: str | None) -> MemoryNote:
 def check_forget(note_id: str | None, matching: str | None, reason: str) -> None:
     if (note_id is None) == (matching is None):
         raise ValueError("forget needs exactly one of note_id or matching")
-    if matching is not None and (not matching.strip() or loose(matching) in loose(reason)):
-        raise ValueError("matching must be non-empty, and the audit reason must not repeat it")
+    if matching is not None and not matching.strip():
+        raise ValueError("matching must be non-empty")
 
 
-def erase_user_reason(reason: str, user_id: str, notes: int, staged: int, profiles: int) -> str:
+ERASED_WORD = "[erased]"
+# Words a reason keeps even when an erased text has them: they say why, not what.
+_WHY_WORDS = STOPWORDS | {"forget", "forgot", "erase", "erased", "delete", "deleted", "remove", "request",
+                          "requested", "asked", "note", "notes", "please", "gdpr"}
+
+
+def _stems(text: str) -> set[str]:
+    return {stem(w) for w in re.findall(r"\w+", loose(text))} - {stem(w) for w in _WHY_WORDS}
+
+
+def masked_reason(reason: str, words: Iterable[str] = (), said: Iterable[str] = ()) -> str:
+    """`reason` as an audit row may keep it, since the row outlives what it erased: every run of
+    it that contains one of `words` (forget's `matching`; `loose`: any case, any accents), and
+    every word in it that one of the erased texts `said` also has (any case, accents or ending:
+    "peanut" for "peanuts"), becomes "[erased]"; words that say why rather than what ("forget",
+    "request", "the") stay. An erasure is never refused for its reason."""
+    needles = [loose(w) for w in words if w.strip()]
+    erased = set().union(*(_stems(t) for t in said))
+    if not (needles or erased) or not reason:
+        return reason
+    folded, where = [], []  # `loose` one character at a time, and which character each came from
+    for i, c in enumerate(reason):
+        part = loose(c)
+        folded.append(part)
+        where += [i] * len(part)
+    flat, hit = "".join(folded), [False] * len(reason)
+    for needle in needles:
+        start = flat.find(needle)
+        while start != -1:
+            for k in range(start, start + len(needle)):
+                hit[where[k]] = True
+            start = flat.find(needle, start + 1)
+    for word in re.finditer(r"\w+", reason):  # a word goes whole, or not at all
+        if any(hit[word.start():word.end()]) or (erased & _stems(word.group()) and loose(word.group()) not in _WHY_WORDS):
+            hit[word.start():word.end()] = [True] * (word.end() - word.start())
+    out, i = [], 0
+    while i < len(reason):
+        if hit[i]:
+            while i < len(reason) and hit[i]:
+                i += 1
+            out.append(ERASED_WORD)
+        else:
+            out.append(reason[i])
+            i += 1
+    marker = re.escape(ERASED_WORD)
+    return re.sub(rf"{marker}(?:[^\w\[]+{marker})+", ERASED_WORD, "".join(out))  # one marker a run
+
+
+def leaves(value: Any) -> list[str]:
+    """Every key and every text or number in a profile (or a part of it), as text."""
+    if isinstance(value, dict):
+        return [t for key, item in value.items() for t in (str(key), *leaves(item))]
+    if isinstance(value, list):
+        return [t for item in value for t in leaves(item)]
+    return [str(value)] if isinstance(value, (str, int, float)) and not isinstance(value, bool) else []
+
+
+def said_by(notes: Iterable[MemoryNote]) -> list[str]:
+    """What erased notes said: text, keywords and source (which can quote the message)."""
+    return [t for n in notes for t in (n.text, n.source_ref, *n.keywords) if t]
+
+
+def erase_user_reason(reason: str, user_id: str, notes: int, staged: int, profiles: int,
+                      said: Iterable[str] = ()) -> str:
     """The one audit row `erase_user` leaves: counts, never content. The row outlives the user,
     so the user id written as a word in `reason` becomes "[the user]" (an erasure is never
-    refused for its reason; an id such as "e" inside other words is not a mention)."""
+    refused for its reason; an id such as "e" inside other words is not a mention), and a word
+    of what the user's memory `said` becomes "[erased]" (`masked_reason`)."""
     mention = re.compile(rf"(?<!\w){re.escape(user_id.strip())}(?!\w)", re.IGNORECASE)
     if user_id.strip():
         reason = mention.sub("[the user]", reason)
+    reason = masked_reason(reason, said=said)
     return f"{reason}; erased the user: {notes} notes, {staged} staged notes, {profiles} profile"
 
 
@@ -213,14 +279,16 @@ class ForgetPlan:
     lost: list[str]  # derived notes that said more than the notes left in the store
     profile: dict[str, Any] | None  # the profile to store instead (None: unchanged)
     profile_fields: list[str]  # the profile paths cleared
+    said: list[str] = field(default_factory=list)  # what the erased notes and profile values said
 
 
 def plan_forget(stored: list[MemoryNote], staged: list[MemoryNote], profile: dict[str, Any] | None,
                 note_id: str | None, matching: str | None) -> ForgetPlan:
     """What `forget` erases, from the user's stored notes (any status), staged notes and profile.
 
-    Asked for: the note `note_id`, or every note whose text or a keyword contains `matching`
-    (`loose`: any case, any accents). Consolidation keeps a note it folded or merged into
+    Asked for: the note `note_id`, or every note whose text, a keyword or its source (the
+    message or document it came from, which can quote it) contains `matching` (`loose`: any
+    case, any accents). Consolidation keeps a note it folded or merged into
     another as superseded, linked to it (`superseded_by` on the old note, `supersedes` on the
     new one), and the same links mark a note replaced by a newer fact. A linked note is a copy
     when it says everything the other says (`consolidation.carries`), so:
@@ -247,7 +315,7 @@ def plan_forget(stored: list[MemoryNote], staged: list[MemoryNote], profile: dic
         assert matching is not None
         needle = loose(matching)
         asked = {n.id for n in by_id.values()
-                 if needle in loose(n.text) or any(needle in loose(k) for k in n.keywords)}
+                 if any(needle in loose(t) for t in (n.text, n.source_ref, *n.keywords))}
     later: dict[str, set[str]] = {}
     earlier: dict[str, set[str]] = {}
     for n in by_id.values():
@@ -274,10 +342,14 @@ def plan_forget(stored: list[MemoryNote], staged: list[MemoryNote], profile: dic
     lost = sorted(i for i in erase - seeds
                   if not carries(" ".join(by_id[j].text for j in earlier.get(i, ())), by_id[i].text))
     cleared: list[str] = []
+    said = said_by(by_id[i] for i in sorted(erase))
     if matching is not None and profile is not None:
+        before = leaves(profile)
         profile, cleared = clear_matching(profile, loose(matching))
+        after = leaves(profile)
+        said += [t for t in before if t not in after]
     return ForgetPlan(sorted(erase), sorted(erase - asked), restore, lost,
-                      profile if cleared else None, cleared)
+                      profile if cleared else None, cleared, said)
 
 
 def import_reason(notes: int) -> str:
@@ -533,7 +605,8 @@ class UserMemoryBase:
         which come back (a note merged alongside, whose live copy that was) is `plan_forget`'s.
         The rows are deleted (long-term and staged, any status), links to them in supersede
         chains cleared, and one audit row per note records its keyed id (`store.audit_id`), the
-        time and `reason`, never the text; one more counts the profile values cleared. Returns
+        time and `reason`, never the text (what `reason` repeats of it becomes "[erased]",
+        `masked_reason`); one more counts the profile values cleared. Returns
         the count as an `Erasure`: `.derived`, `.restored`, `.lost` and `.profile_fields` say
         what else happened, `.checkpoint` whether the text is off disk or what is pending.
         """
@@ -545,6 +618,7 @@ class UserMemoryBase:
             profile = self._profile_text(conn)
             plan = plan_forget(self._all_notes(conn), self._all_staged(conn),
                                None if profile is None else json.loads(profile), note_id, matching)
+            reason = masked_reason(reason, [matching] if matching else [], plan.said)
             self._erase(conn, plan, self._audit_rows(plan, reason))
         return Erasure(len(plan.erase), self._after_erasure(len(plan.erase) + len(plan.profile_fields)),
                        derived=plan.derived, restored=plan.restore, lost=plan.lost,
@@ -557,6 +631,13 @@ class UserMemoryBase:
             rows.append(self._owner(at=self._now(), id=None,
                                     reason=forget_profile_reason(reason, len(plan.profile_fields))))
         return rows
+
+    def _said(self, conn: Any) -> list[str]:
+        """What this user's memory says (notes of any status, staged notes, the profile): the
+        words `erase_user` keeps out of its audit row."""
+        profile = self._profile_text(conn)
+        return said_by([*self._all_notes(conn), *self._all_staged(conn)]) + (
+            leaves(json.loads(profile)) if profile is not None else [])
 
     def stored_profile(self) -> dict[str, Any] | None:
         """The stored profile, or None if there is none."""
@@ -650,10 +731,13 @@ __all__ = [
     "forget_profile_reason",
     "import_reason",
     "keyed_audit_id",
+    "leaves",
     "long_term",
     "loose",
+    "masked_reason",
     "note_from_columns",
     "parse_export",
     "plan_forget",
+    "said_by",
     "utc",
 ]

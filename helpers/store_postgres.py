@@ -633,6 +633,7 @@ class PostgresUserMemory(UserMemoryBase):
             notes, staged, profiles = (conn.execute(f"SELECT count(*) FROM {table} WHERE {owner}",
                                                     self._owner()).fetchone()[0]
                                        for table in ("notes", "session_notes", "profiles"))
+            said = self._said(conn)
             for table in ("notes", "session_notes", "profiles", "audit"):
                 conn.execute(f"DELETE FROM {table} WHERE {owner}", self._owner())
             _act_as(conn, self._erased_as())  # row-level security checks the row's user id
@@ -642,7 +643,7 @@ class PostgresUserMemory(UserMemoryBase):
                 self._owner(
                     erased=self._erased_as(),
                     at=self._now(),
-                    reason=erase_user_reason(reason, self._user_id, notes, staged, profiles),
+                    reason=erase_user_reason(reason, self._user_id, notes, staged, profiles, said),
                 ),
             )
         return Erasure(notes + staged, _erasure_pending(notes + staged + profiles))
