@@ -268,6 +268,7 @@ class MemorySession:
         self.turns: list[TurnResult] = []
         self.report: SessionReport | None = None
         self.default_profile: dict[str, Any] | None = None  # what open_memory loaded without a stored one
+        self.erasure_mark: Any = None  # the store's erasure mark when this session read its memory
 
     @property
     def session_id(self) -> str:
@@ -277,22 +278,32 @@ class MemorySession:
     def clock(self) -> Clock:
         return self.state.clock
 
-    async def _drop_erased(self) -> None:
+    async def _drop_erased(self, words: Iterable[str] = ()) -> None:
         """Notes erased from the store since this session loaded or staged them (forget,
-        erase_user, an import) leave the session too: no later prompt shows them, and the
-        store never writes them back. After an erasure, or when the stored profile changed (a
-        `forget(matching=)` clears profile values too), the profile and long-term notes are read
-        again: a note an erasure made live again comes back with them. The turns of history that
-        said an erased note, and its lines in the prompts kept for inspection, go as in `forget`."""
-        gone = self.memory.erased()
-        profile = self.memory.stored_profile()
-        if gone or (profile if profile is not None else dict(self.default_profile or {})) != self.state.profile:
+        erase_user, an import, through any handle) leave the session too: no later prompt shows
+        them, and the store never writes them back. After an erasure the profile and long-term
+        notes are read again (a `forget(matching=)` clears profile values too; a note an erasure
+        made live again comes back with them), and the turns of history that said an erased note,
+        and its lines in the prompts kept for inspection, go as in `forget`. Between erasures
+        this is one index lookup (`UserMemory.erasure_mark`), and the profile the app holds is
+        its own: a change the app made to `state.profile` is not read over. `words`: what
+        `forget(matching=)` asked for, erased from the conversation even if the store held none."""
+        words = [w for w in words if w]
+        mark = self.memory.erasure_mark()
+        changed = mark != self.erasure_mark
+        if not changed and not words:
+            return
+        gone: set[str] = set()
+        held: list[MemoryNote] = []
+        if changed:
+            self.erasure_mark = mark
+            gone = self.memory.erased()
             held = [n for n in self.state.global_notes + self.state.session_notes if n.id in gone]
             fresh = self.memory.load_state(self.default_profile)
             self.state.profile, self.state.global_notes = fresh.profile, fresh.global_notes
             self.state.session_notes = [n for n in self.state.session_notes if n.id not in gone]
-            await self._forget_in_session(Erased(texts=[n.text for n in held], ids=gone,
-                                                 audit_id=self.memory._store.audit_id))
+        await self._forget_in_session(Erased(words, [n.text for n in held], gone,
+                                             audit_id=self.memory._store.audit_id))
 
     async def _forget_in_session(self, erased: Erased) -> None:
         """Erase from this conversation's history (and its compaction summary, if it has one) and
@@ -321,13 +332,8 @@ class MemorySession:
         each line that mentions it becomes "[erased]", an erased note's text becomes "[erased]"
         and its id the keyed id of its audit row; turn numbers, call counts and token counts
         stay, so the inspector still shows that a call happened and what it cost."""
-        held = {n.id: n.text for n in self.state.global_notes + self.state.session_notes}
         erased = self.memory.forget(note_id, matching=matching, reason=reason)
-        gone = {i for i in (note_id, *erased.derived) if i is not None} & self.memory.erased()
-        await self._forget_in_session(Erased([matching] if matching else [],
-                                             [held[i] for i in gone if i in held], gone,
-                                             audit_id=self.memory._store.audit_id))
-        await self._drop_erased()
+        await self._drop_erased([matching] if matching else [])
         return erased
 
     async def run_turn(self, message: str) -> TurnResult:
@@ -464,6 +470,7 @@ def open_memory(
 
         model = get_model()
     memory = store.for_user(tenant_id, user_id)
+    mark = memory.erasure_mark()  # before loading: an erasure in between is seen at the first turn
     session_id = session_id or f"session:{store.clock().strftime('%Y-%m-%dT%H:%M:%S')}"
     state = memory.load_state(default_profile, session_id=session_id)
     state.clock = store.clock
@@ -515,7 +522,7 @@ def open_memory(
         counter=counter,
         max_model_calls=max_model_calls,
     )
-    opened.default_profile = default_profile
+    opened.default_profile, opened.erasure_mark = default_profile, mark
     return opened
 
 

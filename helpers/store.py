@@ -605,6 +605,17 @@ class UserMemory(UserMemoryBase):
     def _read(self) -> Any:
         return self._store._transaction(write=False)
 
+    def _forgotten(self, conn: sqlite3.Connection) -> set[str]:
+        return {r[0] for r in conn.execute(
+            """SELECT note_id FROM audit WHERE tenant_id = :tenant AND user_id = :user
+               AND action = 'forget' AND note_id IS NOT NULL""", self._owner())}
+
+    def _erasure_mark(self, conn: sqlite3.Connection) -> Any:
+        row = conn.execute(
+            """SELECT seq, action FROM audit WHERE tenant_id = :tenant AND user_id IN (:user, :erased)
+               ORDER BY seq DESC LIMIT 1""", self._owner(erased=self._erased_as())).fetchone()
+        return None if row is None else tuple(row)
+
     def _present_ids(self, conn: sqlite3.Connection) -> set[str]:
         return {r[0] for r in conn.execute(
             """SELECT id FROM notes WHERE tenant_id = :tenant AND user_id = :user
@@ -765,10 +776,12 @@ class UserMemory(UserMemoryBase):
         Returns the note count.
         """
         imported = parse_export(text, self._store.write_policy)
-        rows = [_note_row(self._tenant_id, self._user_id, n, session_id, superseded_at)
-                for n, session_id, superseded_at in imported.notes]
+        import helpers.consolidation  # noqa: F401  (its first import, a second or two, outside the lock)
         owner = "tenant_id = :tenant AND user_id = :user"
         with self._store._transaction(write=True) as conn:
+            imported, forgotten = self._not_forgotten(conn, imported)
+            rows = [_note_row(self._tenant_id, self._user_id, n, session_id, superseded_at)
+                    for n, session_id, superseded_at in imported.notes]
             for table in ("notes", "session_notes", "profiles", "note_keywords"):
                 conn.execute(f"DELETE FROM {table} WHERE {owner}", self._owner())
             conn.executemany(_INSERT_NOTE, rows)
@@ -780,7 +793,7 @@ class UserMemory(UserMemoryBase):
             conn.execute(
                 """INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
                    VALUES (:tenant, :user, :at, 'import', NULL, :reason)""",
-                self._owner(at=self._now(), reason=import_reason(len(rows))))
+                self._owner(at=self._now(), reason=import_reason(len(rows), forgotten)))
         # The notes it replaced are erased too: off the WAL now, or after a reader's snapshot ends
         # (the store retries after every later write and on close).
         self._store.checkpoint(wait=0)

@@ -101,11 +101,19 @@ def fold(text: str) -> str:
     return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
 
 
+# Latin letters Unicode does not decompose into a base letter and an accent ("Øresund", "Łódź",
+# "Ærø"), and the other ways of writing an apostrophe.
+_PLAIN = str.maketrans({"ø": "o", "ł": "l", "đ": "d", "ð": "d", "ħ": "h", "ı": "i", "ŧ": "t", "ŀ": "l",
+                        "æ": "ae", "œ": "oe", "þ": "th", "’": "'", "‘": "'", "ʼ": "'", "′": "'"})
+
+
 def loose(text: str) -> str:
-    """`fold` without accents: what `forget(matching=)` compares, so "Zurich" erases "Zürich" (a
-    user who types without accents means the same place; an erasure may take a little more than
-    asked, never less)."""
-    return "".join(c for c in unicodedata.normalize("NFKD", fold(text)) if not unicodedata.combining(c))
+    """`fold` without accents: what `forget(matching=)` compares, so "Zurich" erases "Zürich",
+    "Lodz" erases "Łódź" and "Aero" erases "Ærø" (a user who types without accents means the
+    same place; an erasure may take a little more than asked, never less). Every dash is "-"
+    and every apostrophe "'", so a number or a name typed on another keyboard still matches."""
+    plain = "".join(c for c in unicodedata.normalize("NFKD", fold(text)) if not unicodedata.combining(c))
+    return "".join("-" if unicodedata.category(c) == "Pd" else c for c in plain.translate(_PLAIN))
 
 
 def keyed_audit_id(secret: bytes, note_id: str) -> str:
@@ -352,8 +360,9 @@ def plan_forget(stored: list[MemoryNote], staged: list[MemoryNote], profile: dic
                       profile if cleared else None, cleared, said)
 
 
-def import_reason(notes: int) -> str:
-    return f"replaced memory with {notes} imported notes"
+def import_reason(notes: int, forgotten: int = 0) -> str:
+    kept_out = f"; {forgotten} notes it held were forgotten before and stay forgotten" if forgotten else ""
+    return f"replaced memory with {notes} imported notes{kept_out}"
 
 
 def export_document(
@@ -534,6 +543,19 @@ class UserMemoryBase:
         with self._read() as conn:
             return self._gone(self._present_ids(conn))
 
+    def erasure_mark(self) -> Any:
+        """A value that changes whenever this user's memory is erased or replaced (`forget` that
+        erased something, `erase_user`, `import_json`), through any handle or process; compare
+        two with `==`. Cheap to poll: one index lookup, whatever the user's memory holds. Every
+        erasure writes an audit row, so the mark is the user's newest audit row (its sequence
+        number and action: SQLite may give a new row the number of a row `erase_user` deleted,
+        and then the action differs)."""
+        with self._read() as conn:
+            return self._erasure_mark(conn)
+
+    def _erasure_mark(self, conn: Any) -> Any:
+        raise NotImplementedError
+
     def _read(self) -> Any:
         """The backend's read transaction (a context manager yielding the connection)."""
         raise NotImplementedError
@@ -638,6 +660,37 @@ class UserMemoryBase:
         profile = self._profile_text(conn)
         return said_by([*self._all_notes(conn), *self._all_staged(conn)]) + (
             leaves(json.loads(profile)) if profile is not None else [])
+
+    def _forgotten(self, conn: Any) -> set[str]:
+        """The keyed ids (`store.audit_id`) of the notes this user forgot: their audit rows."""
+        raise NotImplementedError
+
+    def _not_forgotten(self, conn: Any, imported: Imported) -> tuple[Imported, int]:
+        """An import without the notes the user had forgotten (an export taken before `forget`
+        must not bring them back): a note whose keyed id has a `forget` audit row is left out,
+        staged or stored (the copies `forget` took have rows of their own), links to it are
+        cleared, and a note retired into it is live again if it was its copy (as `forget` does).
+        Returns the import and how many notes were left out."""
+        from helpers.consolidation import carries  # late: it imports this module
+
+        forgotten = self._forgotten(conn)
+        every = [n for n, _, _ in imported.notes] + [n for _, n in imported.staged]
+        drop = {n.id: n for n in every if self._store.audit_id(n.id) in forgotten}
+        if not drop:
+            return imported, 0
+        notes = []
+        for note, session_id, superseded_at in imported.notes:
+            if note.id in drop:
+                continue
+            if note.supersedes in drop:
+                note = replace(note, supersedes=None)
+            if note.superseded_by in drop:
+                copy = note.status == "superseded" and carries(drop[note.superseded_by].text, note.text)
+                note = replace(note, superseded_by=None, status="active" if copy else note.status)
+                superseded_at = None if copy else superseded_at
+            notes.append((note, session_id, superseded_at))
+        staged = [(s, n) for s, n in imported.staged if n.id not in drop]
+        return Imported(notes, staged, imported.profile), len(drop)
 
     def stored_profile(self) -> dict[str, Any] | None:
         """The stored profile, or None if there is none."""

@@ -467,6 +467,21 @@ class PostgresUserMemory(UserMemoryBase):
     def _read(self) -> Any:
         return self._tx()
 
+    def _forgotten(self, conn: Any) -> set[str]:
+        rows = conn.execute(
+            """SELECT note_id FROM audit WHERE tenant_id = %(tenant)s AND user_id = %(user)s
+               AND action = 'forget' AND note_id IS NOT NULL""", self._owner()).fetchall()
+        return {r[0] for r in rows}
+
+    def _erasure_mark(self, conn: Any) -> Any:
+        newest = []
+        for user in (self._user_id, self._erased_as()):
+            _act_as(conn, user)  # row-level security shows one user id at a time
+            newest += conn.execute(
+                """SELECT seq, action FROM audit WHERE tenant_id = %(tenant)s AND user_id = %(as)s
+                   ORDER BY seq DESC LIMIT 1""", self._owner(**{"as": user})).fetchall()
+        return tuple(max(newest)) if newest else None
+
     def _present_ids(self, conn: Any) -> set[str]:
         return {
             r[0]
@@ -684,11 +699,13 @@ class PostgresUserMemory(UserMemoryBase):
         the store's write policy included: one refused item refuses the whole import.
         """
         imported = parse_export(text, self._store.write_policy)
-        rows = [
-            _pg_note_row(self._tenant_id, self._user_id, n, session_id, superseded_at)
-            for n, session_id, superseded_at in imported.notes
-        ]
+        import helpers.consolidation  # noqa: F401  (its first import, a second or two, outside the lock)
         with self._tx() as conn, conn.cursor() as cur:
+            imported, forgotten = self._not_forgotten(conn, imported)
+            rows = [
+                _pg_note_row(self._tenant_id, self._user_id, n, session_id, superseded_at)
+                for n, session_id, superseded_at in imported.notes
+            ]
             for table in ("notes", "session_notes", "profiles"):
                 cur.execute(
                     f"DELETE FROM {table} WHERE tenant_id = %(tenant)s AND user_id = %(user)s",
@@ -704,7 +721,7 @@ class PostgresUserMemory(UserMemoryBase):
             cur.execute(
                 """INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
                            VALUES (%(tenant)s, %(user)s, %(at)s, 'import', NULL, %(reason)s)""",
-                self._owner(at=self._now(), reason=import_reason(len(rows))),
+                self._owner(at=self._now(), reason=import_reason(len(rows), forgotten)),
             )
         return len(rows)
 

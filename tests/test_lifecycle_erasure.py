@@ -129,3 +129,22 @@ async def test_a_note_erased_through_another_handle_leaves_the_sessions_history(
     await session.run_turn("What do you know about me?")
     assert "alex" not in said(capture)  # was: the history still had the turn that said it
     assert "Hi there" in said_raw(capture)
+
+
+async def test_a_turn_without_an_erasure_reads_one_index_entry_and_keeps_the_apps_profile(store):
+    store.for_user("acme", "maya").save_profile({"name": "Maya"})
+    capture = PromptCapture()
+    session = open_memory(store, "acme", "maya", model=ScriptedModel(["Hello!", "Sure.", "Done."]),
+                          consolidation_model=None, capture=capture)
+    await session.run_turn("Hi")
+    session.state.profile["seat"] = "aisle"  # the app changes the profile it holds
+    statements = []
+    store._conn.set_trace_callback(statements.append)
+    await session.run_turn("Which seat do I like?")
+    store._conn.set_trace_callback(None)
+    assert "aisle" in capture.calls[-1].system_prompt  # was: read over by the stored profile
+    reads = [s for s in statements if "FROM profiles" in s or "UNION SELECT id FROM session_notes" in s]
+    assert len(reads) == 1  # staging the turn's notes; was 3: the profile and every note id, each turn
+    store.for_user("acme", "maya").forget(matching="Maya")  # an erasure: now the session reads again
+    await session.run_turn("Who am I?")
+    assert "Maya" not in capture.calls[-1].system_prompt

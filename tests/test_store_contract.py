@@ -852,3 +852,20 @@ def test_forget_matching_finds_a_note_by_the_message_it_came_from(store):
     u.stage_session_notes("s1", [note("Books two seats", source_ref="QORVATH's itinerary")])
     assert u.forget(matching="Qorvath") == 2  # was 0: the source was not searched
     assert "qorvath" not in u.export_json().lower() and texts(u.active_notes()) == ["Prefers aisle seats"]
+
+
+def test_the_erasure_mark_changes_with_every_erasure_and_only_then(store):
+    u, other = store.for_user("acme", "maya"), store.for_user("acme", "maya")
+    marks = [u.erasure_mark()]
+    u.save_profile({"name": "Maya"})
+    u.add_notes([note("Prefers aisle seats"), note("Likes trains")])
+    u.stage_session_notes("s1", [note("Wants a quiet room")])
+    u.forget(matching="nothing like it")  # erased nothing
+    store.for_user("acme", "someone else").forget(matching="aisle")
+    assert u.erasure_mark() == marks[0]
+    for erase in (lambda: other.forget(matching="aisle"), lambda: other.import_json(u.export_json()),
+                  other.erase_user, lambda: u.add_notes([note("Back again")]) and other.forget(matching="back"),
+                  other.erase_user):
+        erase()
+        marks.append(u.erasure_mark())
+        assert marks[-1] not in marks[:-1], marks  # seen from the other handle, never a mark again
