@@ -10,8 +10,10 @@ Guarantees, each backed by SQLite rather than by care:
   merged notes and removes the staged ones in ONE transaction: a crash loses nothing.
 - `forget` and `erase_user` are real erasure: the rows are deleted with `secure_delete` on
   and the WAL is checkpointed and truncated, so the text is gone from disk; an audit row keeps
-  a keyed id of the note (of the user, for `erase_user`), the time and the reason. `forget`
-  takes every stored copy with it (`helpers.store_base.plan_forget`). While another connection
+  a keyed id of the note (of the user, for `erase_user`), the time and the reason, in which what
+  was erased becomes "[erased]". `forget` takes every stored copy with it
+  (`helpers.store_base.plan_forget`), and an export taken before it, imported after, does not
+  bring it back (the audit's keyed ids say what was forgotten). While another connection
   holds an older snapshot the WAL cannot be emptied: the call says so (`Erasure.checkpoint`),
   and the store retries after every later write and on close until it is done.
 - Matching is Unicode-aware (NFKC + casefold): "ZÜRICH" finds "Zürich", "Élodie" finds
@@ -773,7 +775,8 @@ class UserMemory(UserMemoryBase):
         The whole document is validated before anything is written, including every note, staged
         note and profile value against the store's write policy: one refused item refuses the
         whole import (PolicyRefused lists each one: id and rule), and memory stays as it was.
-        Returns the note count.
+        A note or profile value this user had forgotten stays forgotten (`_not_forgotten`).
+        Returns the count of notes written.
         """
         imported = parse_export(text, self._store.write_policy)
         import helpers.consolidation  # noqa: F401  (its first import, a second or two, outside the lock)

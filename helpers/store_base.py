@@ -277,6 +277,23 @@ def clear_matching(value: Any, needle: str, path: str = "") -> tuple[Any, list[s
     return value, []
 
 
+# The audit row of the profile values a `forget` cleared keeps, as its id, this prefix and a keyed
+# id of each key and value cleared (`UserMemoryBase._profile_audit_id`): never the value.
+PROFILE_AUDIT = "profile:"
+
+
+def _without_keyed(value: Any, keyed: set[str], key_of: Any) -> Any:
+    """`value` (a profile) without the keys and values whose keyed id is in `keyed`."""
+    if isinstance(value, dict):
+        return {k: _without_keyed(v, keyed, key_of) for k, v in value.items()
+                if key_of(str(k)) not in keyed and _GONE is not _without_keyed(v, keyed, key_of)}
+    if isinstance(value, list):
+        return [_without_keyed(v, keyed, key_of) for v in value if _without_keyed(v, keyed, key_of) is not _GONE]
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool) and key_of(str(value)) in keyed:
+        return _GONE
+    return value
+
+
 @dataclass(frozen=True)
 class ForgetPlan:
     """What one `forget` changes (see `plan_forget`)."""
@@ -288,6 +305,7 @@ class ForgetPlan:
     profile: dict[str, Any] | None  # the profile to store instead (None: unchanged)
     profile_fields: list[str]  # the profile paths cleared
     said: list[str] = field(default_factory=list)  # what the erased notes and profile values said
+    profile_said: list[str] = field(default_factory=list)  # the profile keys and values cleared
 
 
 def plan_forget(stored: list[MemoryNote], staged: list[MemoryNote], profile: dict[str, Any] | None,
@@ -350,14 +368,14 @@ def plan_forget(stored: list[MemoryNote], staged: list[MemoryNote], profile: dic
     lost = sorted(i for i in erase - seeds
                   if not carries(" ".join(by_id[j].text for j in earlier.get(i, ())), by_id[i].text))
     cleared: list[str] = []
-    said = said_by(by_id[i] for i in sorted(erase))
+    profile_said: list[str] = []
     if matching is not None and profile is not None:
         before = leaves(profile)
         profile, cleared = clear_matching(profile, loose(matching))
         after = leaves(profile)
-        said += [t for t in before if t not in after]
-    return ForgetPlan(sorted(erase), sorted(erase - asked), restore, lost,
-                      profile if cleared else None, cleared, said)
+        profile_said = [t for t in before if t not in after]
+    return ForgetPlan(sorted(erase), sorted(erase - asked), restore, lost, profile if cleared else None,
+                      cleared, said_by(by_id[i] for i in sorted(erase)) + profile_said, profile_said)
 
 
 def import_reason(notes: int, forgotten: int = 0) -> str:
@@ -649,10 +667,15 @@ class UserMemoryBase:
     def _audit_rows(self, plan: ForgetPlan, reason: str) -> list[dict[str, Any]]:
         """The audit rows of a `forget`: a keyed id per note, a count for the profile."""
         rows = [self._owner(at=self._now(), id=self._store.audit_id(i), reason=reason) for i in plan.erase]
-        if plan.profile_fields:
-            rows.append(self._owner(at=self._now(), id=None,
+        if plan.profile_fields:  # its id: a keyed id of each key and value cleared, for import_json
+            keyed = sorted({self._profile_audit_id(t) for t in plan.profile_said})
+            rows.append(self._owner(at=self._now(), id=PROFILE_AUDIT + ",".join(keyed),
                                     reason=forget_profile_reason(reason, len(plan.profile_fields))))
         return rows
+
+    def _profile_audit_id(self, leaf: str) -> str:
+        """A profile key or value as the audit keeps it: keyed, and `loose` (any case, accents)."""
+        return self._store.audit_id(f"profile\x00{loose(leaf)}")
 
     def _said(self, conn: Any) -> list[str]:
         """What this user's memory says (notes of any status, staged notes, the profile): the
@@ -669,13 +692,17 @@ class UserMemoryBase:
         """An import without the notes the user had forgotten (an export taken before `forget`
         must not bring them back): a note whose keyed id has a `forget` audit row is left out,
         staged or stored (the copies `forget` took have rows of their own), links to it are
-        cleared, and a note retired into it is live again if it was its copy (as `forget` does).
-        Returns the import and how many notes were left out."""
+        cleared, and a note retired into it is live again if it was its copy (as `forget` does);
+        a profile key or value `forget(matching=)` cleared (its keyed id is in the audit) is
+        cleared again. Returns the import and how many notes were left out."""
         from helpers.consolidation import carries  # late: it imports this module
 
         forgotten = self._forgotten(conn)
         every = [n for n, _, _ in imported.notes] + [n for _, n in imported.staged]
         drop = {n.id: n for n in every if self._store.audit_id(n.id) in forgotten}
+        cleared = {k for f in forgotten if f.startswith(PROFILE_AUDIT) for k in f[len(PROFILE_AUDIT):].split(",")}
+        if cleared and imported.profile is not None:
+            imported = replace(imported, profile=_without_keyed(imported.profile, cleared, self._profile_audit_id))
         if not drop:
             return imported, 0
         notes = []

@@ -696,7 +696,8 @@ class PostgresUserMemory(UserMemoryBase):
         """Replace this user's memory with an export (whoever it was exported from).
 
         The whole document is validated first, every note, staged note and profile value against
-        the store's write policy included: one refused item refuses the whole import.
+        the store's write policy included: one refused item refuses the whole import. A note or
+        profile value this user had forgotten stays forgotten (`_not_forgotten`).
         """
         imported = parse_export(text, self._store.write_policy)
         import helpers.consolidation  # noqa: F401  (its first import, a second or two, outside the lock)

@@ -100,3 +100,14 @@ async def test_a_fact_a_tool_said_leaves_the_history_and_the_capture(loose_store
     await session.run_turn("What do you know about me?")
     assert "x9q7" not in json.dumps([str(c.input_items) + c.system_prompt for c in capture.calls]).lower()
     assert "x9q7" not in str(session.turns).lower() and "Hello" in str(capture.calls[-1].input_items)
+
+
+def test_profile_values_forgotten_stay_forgotten_when_an_old_export_is_imported(loose_store):
+    u = loose_store.for_user("acme", "maya")
+    u.save_profile({"name": "Maya", "allergies": ["Peanuts", "latex"], "peanut_card": "PN-77", "home": {"city": "Łódź"}})
+    backup = u.export_json()
+    assert u.forget(matching="peanut").profile_fields == ("allergies[0]", "peanut_card")
+    assert u.forget(matching="lodz").profile_fields == ("home.city",)
+    assert "pn-77" not in str(u.audit_log()).lower()  # the row keeps keyed ids, never the value
+    u.import_json(backup)
+    assert u.stored_profile() == {"name": "Maya", "allergies": ["latex"], "home": {}}  # was: all back
