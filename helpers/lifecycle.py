@@ -170,13 +170,13 @@ class Erased:
     its audit row keeps; counts, turn numbers and the other lines stay."""
 
     def __init__(self, words: Iterable[str] = (), texts: Iterable[str] = (), ids: Iterable[str] = (),
-                 audit_id: Callable[[str], str] = lambda note_id: ERASED):
+                 audit_id: Callable[[str], str] = lambda note_id: ERASED, *, everything: bool = False):
         self.texts = [t for t in texts if t.strip()]
         self.needles = [loose(w) for w in [*words, *self.texts] if w.strip()]
-        self.ids, self.audit_id = set(ids), audit_id
+        self.ids, self.audit_id, self.everything = set(ids), audit_id, everything
 
     def __bool__(self) -> bool:
-        return bool(self.needles or self.ids)
+        return bool(self.needles or self.ids or self.everything)
 
     def _line(self, line: str) -> bool:
         return bool(line.strip()) and any(consolidation.carries(line, t) for t in self.texts)
@@ -184,6 +184,8 @@ class Erased:
     def mentions(self, text: str) -> bool:
         if not text or not self:
             return False
+        if self.everything:
+            return bool(text.strip())
         folded = loose(text)
         return any(n in folded for n in self.needles) or any(self._line(line) for line in text.splitlines())
 
@@ -287,7 +289,9 @@ class MemorySession:
         and its lines in the prompts kept for inspection, go as in `forget`. Between erasures
         this is one index lookup (`UserMemory.erasure_mark`), and the profile the app holds is
         its own: a change the app made to `state.profile` is not read over. `words`: what
-        `forget(matching=)` asked for, erased from the conversation even if the store held none."""
+        `forget(matching=)` asked for, erased from the conversation even if the store held none.
+        After `erase_user` the whole conversation goes: its history, and every line of the
+        captured prompts and turn results becomes "[erased]" (counts stay)."""
         words = [w for w in words if w]
         mark = self.memory.erasure_mark()
         changed = mark != self.erasure_mark
@@ -302,8 +306,10 @@ class MemorySession:
             fresh = self.memory.load_state(self.default_profile)
             self.state.profile, self.state.global_notes = fresh.profile, fresh.global_notes
             self.state.session_notes = [n for n in self.state.session_notes if n.id not in gone]
+        # The whole user erased (erase_user is the newest erasure): the conversation goes too.
+        everything = isinstance(mark, tuple) and mark[-1] == "erase_user" and changed
         await self._forget_in_session(Erased(words, [n.text for n in held], gone,
-                                             audit_id=self.memory._store.audit_id))
+                                             audit_id=self.memory._store.audit_id, everything=everything))
 
     async def _forget_in_session(self, erased: Erased) -> None:
         """Erase from this conversation's history (and its compaction summary, if it has one) and

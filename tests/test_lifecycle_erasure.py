@@ -148,3 +148,15 @@ async def test_a_turn_without_an_erasure_reads_one_index_entry_and_keeps_the_app
     store.for_user("acme", "maya").forget(matching="Maya")  # an erasure: now the session reads again
     await session.run_turn("Who am I?")
     assert "Maya" not in capture.calls[-1].system_prompt
+
+
+async def test_a_user_erased_mid_session_takes_the_conversation_with_them(store):
+    capture = PromptCapture()
+    session = open_memory(store, "acme", "maya", model=ScriptedModel(["Hello Quintessa!", "Hello."]),
+                          consolidation_model=None, capture=capture)
+    await session.run_turn("Hi, I am Maya Quintessa and I fly to Qorvath on Friday.")
+    store.for_user("acme", "maya").erase_user(reason="account closed")
+    await session.run_turn("Hello?")
+    assert "quintessa" not in said(capture) and "qorvath" not in said(capture)  # was: the history kept them
+    kept = str([(c.system_prompt, c.input_items) for c in capture.calls]) + str(session.turns)
+    assert "quintessa" not in kept.lower() and len(capture.calls) == 2 and session.turns[0].message == "[erased]"
