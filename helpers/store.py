@@ -598,7 +598,7 @@ class UserMemory(UserMemoryBase):
         A note this handle staged or loaded before and that was erased since is not staged again."""
         notes = self._allowed_staged(notes)
         with self._store._transaction(write=True) as conn:
-            gone = self._gone(self._present_ids(conn))
+            gone = self._gone_among(conn, [n.id for n in notes])
             notes = [n for n in notes if n.id not in gone]
             self._stage(conn, [(session_id, n) for n in notes])
         self._staged(session_id, notes)
@@ -618,11 +618,12 @@ class UserMemory(UserMemoryBase):
                ORDER BY seq DESC LIMIT 1""", self._owner(erased=self._erased_as())).fetchone()
         return None if row is None else tuple(row)
 
-    def _present_ids(self, conn: sqlite3.Connection) -> set[str]:
+    def _present_ids(self, conn: sqlite3.Connection, among: Iterable[str] | None = None) -> set[str]:
+        only = "" if among is None else " AND id IN (SELECT value FROM json_each(:among))"
         return {r[0] for r in conn.execute(
-            """SELECT id FROM notes WHERE tenant_id = :tenant AND user_id = :user
-               UNION SELECT id FROM session_notes WHERE tenant_id = :tenant AND user_id = :user""",
-            self._owner())}
+            f"""SELECT id FROM notes WHERE tenant_id = :tenant AND user_id = :user{only}
+                UNION SELECT id FROM session_notes WHERE tenant_id = :tenant AND user_id = :user{only}""",
+            self._owner(among=None if among is None else json.dumps(list(among))))}
 
     def _stage(self, conn: sqlite3.Connection, staged: list[tuple[str, MemoryNote]]) -> None:
         conn.executemany(

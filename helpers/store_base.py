@@ -543,9 +543,15 @@ class UserMemoryBase:
 
     # -- erased while a session held them ---------------------------------------------------------
 
-    def _present_ids(self, conn: Any) -> set[str]:
-        """The backend's ids of this user's stored and staged notes."""
+    def _present_ids(self, conn: Any, among: Iterable[str] | None = None) -> set[str]:
+        """The backend's ids of this user's stored and staged notes (of those `among`, if given)."""
         raise NotImplementedError
+
+    def _gone_among(self, conn: Any, ids: Iterable[str]) -> set[str]:
+        """Of `ids`, those this handle saw and that are erased since: a lookup of those ids only
+        (staging runs every turn; reading every id of a large memory took 19 ms at 10,000 notes)."""
+        seen = set(ids) & self._seen()
+        return seen - self._present_ids(conn, sorted(seen)) if seen else set()
 
     def _seen(self) -> set[str]:
         """Every id this handle has loaded or staged."""

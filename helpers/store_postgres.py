@@ -458,7 +458,7 @@ class PostgresUserMemory(UserMemoryBase):
         A note this handle staged or loaded before and that was erased since is not staged again."""
         notes = self._allowed_staged(notes)
         with self._tx() as conn:
-            gone = self._gone(self._present_ids(conn))
+            gone = self._gone_among(conn, [n.id for n in notes])
             notes = [n for n in notes if n.id not in gone]
             self._stage(conn, [(session_id, n) for n in notes])
         self._staged(session_id, notes)
@@ -482,14 +482,15 @@ class PostgresUserMemory(UserMemoryBase):
                    ORDER BY seq DESC LIMIT 1""", self._owner(**{"as": user})).fetchall()
         return tuple(max(newest)) if newest else None
 
-    def _present_ids(self, conn: Any) -> set[str]:
+    def _present_ids(self, conn: Any, among: Iterable[str] | None = None) -> set[str]:
+        only = "" if among is None else " AND id = ANY(%(among)s)"
         return {
             r[0]
             for r in conn.execute(
-                """SELECT id FROM notes WHERE tenant_id = %(tenant)s AND user_id = %(user)s
-                   UNION SELECT id FROM session_notes
-                   WHERE tenant_id = %(tenant)s AND user_id = %(user)s""",
-                self._owner(),
+                f"""SELECT id FROM notes WHERE tenant_id = %(tenant)s AND user_id = %(user)s{only}
+                    UNION SELECT id FROM session_notes
+                    WHERE tenant_id = %(tenant)s AND user_id = %(user)s{only}""",
+                self._owner(among=None if among is None else list(among)),
             )
         }
 

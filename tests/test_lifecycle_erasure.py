@@ -143,8 +143,8 @@ async def test_a_turn_without_an_erasure_reads_one_index_entry_and_keeps_the_app
     await session.run_turn("Which seat do I like?")
     store._conn.set_trace_callback(None)
     assert "aisle" in capture.calls[-1].system_prompt  # was: read over by the stored profile
-    reads = [s for s in statements if "FROM profiles" in s or "UNION SELECT id FROM session_notes" in s]
-    assert len(reads) == 1  # staging the turn's notes; was 3: the profile and every note id, each turn
+    reads = [s for s in statements if "FROM profiles" in s or "FROM session_notes" in s]
+    assert reads == []  # was 3: the profile and every note id (twice), each turn
     store.for_user("acme", "maya").forget(matching="Maya")  # an erasure: now the session reads again
     await session.run_turn("Who am I?")
     assert "Maya" not in capture.calls[-1].system_prompt
