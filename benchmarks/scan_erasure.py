@@ -7,7 +7,9 @@ copied back) and which of the store's files (database, -wal, -shm) still hold th
 any case (the full-text index keeps words lower-cased). Then a session that had loaded the note
 ends after the erasure: the text must stay gone. Last, what else holds erased words: a merged
 copy of a note forgotten by id, a profile value `forget(matching=)` names, and the user id (raw
-and as the hex the full-text index keys postings by) after `erase_user`.
+and as the hex the full-text index keys postings by) after `erase_user`. And what repeats the
+erased words: a note's source (the message it came from), the reason given to `forget`, a
+profile value, and an export taken before the erasure, imported after it.
 """
 
 import sqlite3
@@ -19,6 +21,7 @@ from pathlib import Path
 import helpers.consolidation  # noqa: F401  forget's first call imports it (1-2 s): not what is timed here
 from helpers.state import MemoryNote, fixed_clock
 from helpers.store import MemoryStore
+from helpers.write_policy import WritePolicy
 
 SECRET = "Wants a quiet room at the Xqzorb Lodge, the hidden SECRET garden wing"
 
@@ -99,8 +102,33 @@ def copies_profile_and_user_id() -> None:
     print(f"the user id after erase_user (store closed) in: {holding(folder, *forms)}")
 
 
+def sources_reasons_and_imports() -> None:
+    folder = Path(tempfile.mkdtemp())
+    # A policy that lets a passport number in, so there is one on disk to erase.
+    store = MemoryStore.open(folder / "m.db", clock=fixed_clock("2026-06-01T09:00:00Z"), write_policy=WritePolicy())
+    user = store.for_user("acme", "maya")
+    user.save_profile({"name": "Maya", "passport": "X9Q7-4411"})
+    user.add_notes([MemoryNote("Has a passport on file", "2026-05-01", source_ref="chat: my passport is X9Q7-4411"),
+                    MemoryNote("Prefers aisle seats", "2026-05-01")])
+    backup = user.export_json()
+    try:
+        erased = user.forget(matching="x9q7-4411", reason="she asked: forget my passport number X9Q7-4411")
+    except ValueError as refused:  # older code refused a reason that repeats what it erases
+        print(f"  (the reason was refused: {refused}; erasing with the default reason)")
+        erased = user.forget(matching="x9q7-4411")
+    print(f"  audit reasons: {[e.reason for e in user.audit_log()]}")
+    print(f"forget(matching=) of a number a note's source and the profile hold, the reason repeating it: erased "
+          f"{int(erased)} notes, {len(erased.profile_fields)} profile value; the number in: {holding(folder, 'x9q7-4411')}")
+    user.import_json(backup)
+    print(f"an export taken before it, imported after: {user.live_note_count()} live notes; the number in: "
+          f"{holding(folder, 'x9q7-4411')}")
+    store.close()
+    print(f"store closed: the number in: {holding(folder, 'x9q7-4411')}")
+
+
 if __name__ == "__main__":
     run("reader ends its read 0.3 s into forget", 0.3)
     run("reader holds its read past forget's 1 s wait", None)
     stale_session()
     copies_profile_and_user_id()
+    sources_reasons_and_imports()

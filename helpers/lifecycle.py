@@ -15,9 +15,11 @@ transaction and reports what changed.
 
 from __future__ import annotations
 
+import copy
 import json
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import FrozenInstanceError, dataclass, field, fields, is_dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -25,6 +27,7 @@ from agents import Agent, ModelSettings, RunConfig
 from agents.items import ToolCallItem, ToolCallOutputItem
 from agents.models.interface import Model
 from openai.types.responses import ResponseFunctionToolCall
+from pydantic import BaseModel
 
 from helpers import consolidation
 from helpers.budget import TokenCounter, count_tokens
@@ -35,7 +38,7 @@ from helpers.state import Clock, LedgerEntry, MemoryNote, MemoryState, parse_tim
 from helpers.store import MemoryStore, UserMemory
 from helpers.store_base import Erasure, loose
 from helpers.tools import save_memory_note
-from helpers.trimming import TrimmingSession, split_turns, tool_output_filter
+from helpers.trimming import CompactingSession, TrimmingSession, tool_output_filter
 
 DEFAULT_MAX_TOOL_OUTPUT_CHARS = 4000
 
@@ -154,20 +157,89 @@ def _tool_calls(items: list[Any]) -> list[ToolCall]:
     ]
 
 
-def _words_in(item: dict[str, Any]) -> str:
-    """What an item of history says (`loose`): a message's text, a tool call's arguments, a
-    tool's output."""
-    content = item.get("content")
-    parts = [content] if isinstance(content, str) else [
-        p.get("text", "") for p in content or [] if isinstance(p, dict)]
-    parts.append(str(item.get("output", "")))
-    arguments = item.get("arguments")
-    if isinstance(arguments, str):
-        try:  # JSON may escape what it holds ("\u00fc")
-            parts += [str(v) for v in json.loads(arguments).values()]
-        except (ValueError, AttributeError):
-            parts.append(arguments)
-    return loose(" ".join(parts))
+ERASED = "[erased]"
+
+
+class Erased:
+    """What an erasure took, as a test on text: `mentions(text)` is True when the text contains
+    one of the `words` (`loose`: any case, any accents) or an erased note's text, or when one of
+    its lines says all that an erased note says (`consolidation.carries`: "My partner Alex
+    travels with me" says "Travels with partner Alex"). `redacted(value)` rewrites what an app
+    keeps in memory (prompts captured for the inspector, turn results) with the marker
+    "[erased]" in place of each line that mentions it, and an erased note's id as the keyed id
+    its audit row keeps; counts, turn numbers and the other lines stay."""
+
+    def __init__(self, words: Iterable[str] = (), texts: Iterable[str] = (), ids: Iterable[str] = (),
+                 audit_id: Callable[[str], str] = lambda note_id: ERASED, *, everything: bool = False):
+        self.texts = [t for t in texts if t.strip()]
+        self.needles = [loose(w) for w in [*words, *self.texts] if w.strip()]
+        self.ids, self.audit_id, self.everything = set(ids), audit_id, everything
+
+    def __bool__(self) -> bool:
+        return bool(self.needles or self.ids or self.everything)
+
+    def _line(self, line: str) -> bool:
+        return bool(line.strip()) and any(consolidation.carries(line, t) for t in self.texts)
+
+    def mentions(self, text: str) -> bool:
+        if not text or not self:
+            return False
+        if self.everything:
+            return bool(text.strip())
+        folded = loose(text)
+        return any(n in folded for n in self.needles) or any(self._line(line) for line in text.splitlines())
+
+    def redact(self, text: str) -> str:
+        if text in self.ids:
+            return self.audit_id(text)
+        if not self.mentions(text):
+            return text
+        lines = text.split("\n")
+        kept = [ERASED if self.mentions(line) else line for line in lines]
+        return "\n".join(kept) if kept != lines else ERASED  # else the words run across lines
+
+    def redacted(self, value: Any, memo: dict[int, tuple[Any, Any]] | None = None) -> Any:
+        """`value` with what was erased redacted: lists, dicts and dataclasses in place (a frozen
+        dataclass or a tuple is copied), a note copied (never the state's own note)."""
+        memo = {} if memo is None else memo
+        if isinstance(value, str):
+            return self.redact(value)
+        if id(value) in memo:
+            return memo[id(value)][1]
+        result = value
+        if isinstance(value, MemoryNote):
+            said = [value.text, value.source_ref, *value.keywords]
+            if value.id in self.ids or any(self.mentions(t) for t in said):
+                result = replace(value, text=ERASED, keywords=[], source_ref=self.redact(value.source_ref),
+                                 id=self.audit_id(value.id) if value.id in self.ids else value.id,
+                                 supersedes=value.supersedes and self.redact(value.supersedes),
+                                 superseded_by=value.superseded_by and self.redact(value.superseded_by))
+        elif isinstance(value, list):
+            memo[id(value)] = (value, value)
+            value[:] = [self.redacted(v, memo) for v in value]
+        elif isinstance(value, dict):
+            memo[id(value)] = (value, value)
+            for key in list(value):
+                value[key] = self.redacted(value[key], memo)
+        elif isinstance(value, tuple):
+            parts = [self.redacted(v, memo) for v in value]
+            if any(a is not b for a, b in zip(parts, value)):
+                result = type(value)(*parts) if hasattr(value, "_fields") else tuple(parts)
+        elif is_dataclass(value) and not isinstance(value, type):
+            memo[id(value)] = (value, value)
+            changed = {f.name: new for f in fields(value)
+                       if (new := self.redacted(getattr(value, f.name), memo)) is not getattr(value, f.name)}
+            try:
+                for name, new in changed.items():
+                    setattr(value, name, new)
+            except FrozenInstanceError:  # raised at the first field: nothing was changed
+                result = replace(value, **changed)
+        elif isinstance(value, BaseModel):  # an SDK item: its dump, when something in it went
+            dumped = value.model_dump()
+            if self.redacted(dumped, memo) != value.model_dump():
+                result = dumped
+        memo[id(value)] = (value, result)  # both kept alive: an id is not reused while memo lives
+        return result
 
 
 class MemorySession:
@@ -180,7 +252,7 @@ class MemorySession:
         agent: Agent[MemoryState],
         *,
         capture: PromptCapture,
-        session: TrimmingSession,
+        session: TrimmingSession | CompactingSession,
         run_config: RunConfig,
         consolidation_model: Model | str | None,
         consolidation_timeout: float,
@@ -198,6 +270,7 @@ class MemorySession:
         self.turns: list[TurnResult] = []
         self.report: SessionReport | None = None
         self.default_profile: dict[str, Any] | None = None  # what open_memory loaded without a stored one
+        self.erasure_mark: Any = None  # the store's erasure mark when this session read its memory
 
     @property
     def session_id(self) -> str:
@@ -207,39 +280,66 @@ class MemorySession:
     def clock(self) -> Clock:
         return self.state.clock
 
-    def _drop_erased(self) -> None:
+    async def _drop_erased(self, words: Iterable[str] = ()) -> None:
         """Notes erased from the store since this session loaded or staged them (forget,
-        erase_user, an import) leave the session too: no later prompt shows them, and the
-        store never writes them back. After an erasure, or when the stored profile changed (a
-        `forget(matching=)` clears profile values too), the profile and long-term notes are read
-        again: a note an erasure made live again comes back with them."""
-        gone = self.memory.erased()
-        profile = self.memory.stored_profile()
-        if gone or (profile if profile is not None else dict(self.default_profile or {})) != self.state.profile:
+        erase_user, an import, through any handle) leave the session too: no later prompt shows
+        them, and the store never writes them back. After an erasure the profile and long-term
+        notes are read again (a `forget(matching=)` clears profile values too; a note an erasure
+        made live again comes back with them), and the turns of history that said an erased note,
+        and its lines in the prompts kept for inspection, go as in `forget`. Between erasures
+        this is one index lookup (`UserMemory.erasure_mark`), and the profile the app holds is
+        its own: a change the app made to `state.profile` is not read over. `words`: what
+        `forget(matching=)` asked for, erased from the conversation even if the store held none.
+        After `erase_user` the whole conversation goes: its history, and every line of the
+        captured prompts and turn results becomes "[erased]" (counts stay)."""
+        words = [w for w in words if w]
+        mark = self.memory.erasure_mark()
+        changed = mark != self.erasure_mark
+        if not changed and not words:
+            return
+        gone: set[str] = set()
+        held: list[MemoryNote] = []
+        if changed:
+            self.erasure_mark = mark
+            gone = self.memory.erased()
+            held = [n for n in self.state.global_notes + self.state.session_notes if n.id in gone]
             fresh = self.memory.load_state(self.default_profile)
             self.state.profile, self.state.global_notes = fresh.profile, fresh.global_notes
             self.state.session_notes = [n for n in self.state.session_notes if n.id not in gone]
+        # The whole user erased (erase_user is the newest erasure): the conversation goes too.
+        everything = isinstance(mark, tuple) and mark[-1] == "erase_user" and changed
+        await self._forget_in_session(Erased(words, [n.text for n in held], gone,
+                                             audit_id=self.memory._store.audit_id, everything=everything))
+
+    async def _forget_in_session(self, erased: Erased) -> None:
+        """Erase from this conversation's history (and its compaction summary, if it has one) and
+        from what the app keeps of it in memory: the captured prompts, the turn results, the last
+        rendered instructions, the report of an ended session."""
+        if not erased:
+            return
+        await self.session.forget(erased.mentions)
+        memo: dict[int, tuple[Any, Any]] = {}
+        for kept in (self.capture.calls, self.turns, self.state.ledger, self.report):
+            erased.redacted(kept, memo)
+        for instructions in {id(i): i for i in (self.capture.instructions, self.agent.instructions)}.values():
+            if isinstance(instructions, MemoryInstructions) and instructions.last is not None:
+                instructions.last = erased.redacted(copy.deepcopy(instructions.last), memo)
 
     async def forget(self, note_id: str | None = None, *, matching: str | None = None,
                      reason: str = "user request") -> Erasure:
         """Erase from the store (`UserMemory.forget`) and from this conversation: the session
         reads its memory again, and drops every turn of its history that mentions what was
-        erased (the `matching` words, or the text of an erased note it held), tool calls and
-        all, so no later prompt carries it. The prompts already captured for inspection
-        (`self.capture`) stay as they were."""
-        held = {n.id: n.text for n in self.state.global_notes + self.state.session_notes}
+        erased (the `matching` words, or an erased note it held: its text, or a line that says
+        all it says), tool calls and all, so no later prompt carries it; a compaction summary
+        loses the lines that mention it (`trimming.forget_in_summary`).
+
+        What the app keeps in memory goes too: in the prompts captured for inspection
+        (`self.capture`), the turn results (`self.turns`) and the last rendered instructions,
+        each line that mentions it becomes "[erased]", an erased note's text becomes "[erased]"
+        and its id the keyed id of its audit row; turn numbers, call counts and token counts
+        stay, so the inspector still shows that a call happened and what it cost."""
         erased = self.memory.forget(note_id, matching=matching, reason=reason)
-        gone = {i for i in (note_id, *erased.derived) if i is not None} & self.memory.erased()
-        needles = [loose(t) for t in ([matching] if matching else []) + [held[i] for i in gone if i in held]]
-        items = await self.session.get_items()
-        preamble, turns = split_turns(items)
-        said = lambda item: any(n in _words_in(item) for n in needles)  # noqa: E731
-        kept = [i for i in preamble if not said(i)] + [
-            i for turn in turns if not any(said(item) for item in turn) for i in turn]
-        if len(kept) < len(items):
-            await self.session.clear_session()
-            await self.session.add_items(kept)
-        self._drop_erased()
+        await self._drop_erased([matching] if matching else [])
         return erased
 
     async def run_turn(self, message: str) -> TurnResult:
@@ -248,7 +348,7 @@ class MemorySession:
             raise RuntimeError(
                 f"session {self.session_id} has ended; open_memory() starts the next one"
             )
-        self._drop_erased()
+        await self._drop_erased()
         started, calls_before = time.perf_counter(), len(self.capture.calls)
         notes_before, ledger_before = len(self.state.session_notes), len(self.state.ledger)
         try:
@@ -290,7 +390,7 @@ class MemorySession:
         if self.report is not None:
             return self.report
         started = time.perf_counter()
-        self._drop_erased()
+        await self._drop_erased()
         state = self.state
         captured = list(state.session_notes)
         before = {n.id: (n.status, n.superseded_by, n.supersedes) for n in state.global_notes}
@@ -343,6 +443,7 @@ def open_memory(
     model_settings: ModelSettings | None = None,
     max_tool_output_chars: int | None = DEFAULT_MAX_TOOL_OUTPUT_CHARS,
     max_turns_kept: int = 8,
+    compaction_model: Model | None = None,
     consolidation_model: Model | str | bool | None = True,
     consolidation_timeout: float = consolidation.DEFAULT_TIMEOUT,
     recency: bool = True,
@@ -358,6 +459,9 @@ def open_memory(
         None keeps the library's default.
     tools: extra tools beside `save_memory_note`.
     max_tool_output_chars: tool outputs are cut to this before every model call; None: never.
+    max_turns_kept: history keeps this many user turns; older ones are dropped, or with
+        `compaction_model` folded into a summary that model writes (`CompactingSession`,
+        keeping the last three).
     consolidation_model: True (default) consolidates with `model`; None or False, rules only;
         or another model.
     capture: a PromptCapture to continue (turn numbers go on from its last turn).
@@ -372,6 +476,7 @@ def open_memory(
 
         model = get_model()
     memory = store.for_user(tenant_id, user_id)
+    mark = memory.erasure_mark()  # before loading: an erasure in between is seen at the first turn
     session_id = session_id or f"session:{store.clock().strftime('%Y-%m-%dT%H:%M:%S')}"
     state = memory.load_state(default_profile, session_id=session_id)
     state.clock = store.clock
@@ -384,12 +489,23 @@ def open_memory(
         agent = agent.clone(model_settings=model_settings)
     if isinstance(agent.instructions, MemoryInstructions):  # so the capture keeps each rendering
         capture.instructions = agent.instructions
-    session = TrimmingSession(
-        session_id,
-        max_turns=max_turns_kept,
-        state=state,
-        max_tool_output_chars=max_tool_output_chars,
-    )
+    session: TrimmingSession | CompactingSession
+    if compaction_model is None:
+        session = TrimmingSession(
+            session_id,
+            max_turns=max_turns_kept,
+            state=state,
+            max_tool_output_chars=max_tool_output_chars,
+        )
+    else:
+        session = CompactingSession(
+            session_id,
+            compaction_model,
+            max_turns=max_turns_kept,
+            keep_turns=max(1, min(3, max_turns_kept - 1)),
+            state=state,
+            max_tool_output_chars=max_tool_output_chars,
+        )
     run_config = RunConfig(
         tracing_disabled=True,
         call_model_input_filter=(
@@ -412,7 +528,7 @@ def open_memory(
         counter=counter,
         max_model_calls=max_model_calls,
     )
-    opened.default_profile = default_profile
+    opened.default_profile, opened.erasure_mark = default_profile, mark
     return opened
 
 

@@ -10,8 +10,10 @@ Guarantees, each backed by SQLite rather than by care:
   merged notes and removes the staged ones in ONE transaction: a crash loses nothing.
 - `forget` and `erase_user` are real erasure: the rows are deleted with `secure_delete` on
   and the WAL is checkpointed and truncated, so the text is gone from disk; an audit row keeps
-  a keyed id of the note (of the user, for `erase_user`), the time and the reason. `forget`
-  takes every stored copy with it (`helpers.store_base.plan_forget`). While another connection
+  a keyed id of the note (of the user, for `erase_user`), the time and the reason, in which what
+  was erased becomes "[erased]". `forget` takes every stored copy with it
+  (`helpers.store_base.plan_forget`), and an export taken before it, imported after, does not
+  bring it back (the audit's keyed ids say what was forgotten). While another connection
   holds an older snapshot the WAL cannot be emptied: the call says so (`Erasure.checkpoint`),
   and the store retries after every later write and on close until it is done.
 - Matching is Unicode-aware (NFKC + casefold): "ZÜRICH" finds "Zürich", "Élodie" finds
@@ -596,7 +598,7 @@ class UserMemory(UserMemoryBase):
         A note this handle staged or loaded before and that was erased since is not staged again."""
         notes = self._allowed_staged(notes)
         with self._store._transaction(write=True) as conn:
-            gone = self._gone(self._present_ids(conn))
+            gone = self._gone_among(conn, [n.id for n in notes])
             notes = [n for n in notes if n.id not in gone]
             self._stage(conn, [(session_id, n) for n in notes])
         self._staged(session_id, notes)
@@ -605,11 +607,23 @@ class UserMemory(UserMemoryBase):
     def _read(self) -> Any:
         return self._store._transaction(write=False)
 
-    def _present_ids(self, conn: sqlite3.Connection) -> set[str]:
+    def _forgotten(self, conn: sqlite3.Connection) -> set[str]:
         return {r[0] for r in conn.execute(
-            """SELECT id FROM notes WHERE tenant_id = :tenant AND user_id = :user
-               UNION SELECT id FROM session_notes WHERE tenant_id = :tenant AND user_id = :user""",
-            self._owner())}
+            """SELECT note_id FROM audit WHERE tenant_id = :tenant AND user_id = :user
+               AND action = 'forget' AND note_id IS NOT NULL""", self._owner())}
+
+    def _erasure_mark(self, conn: sqlite3.Connection) -> Any:
+        row = conn.execute(
+            """SELECT seq, action FROM audit WHERE tenant_id = :tenant AND user_id IN (:user, :erased)
+               ORDER BY seq DESC LIMIT 1""", self._owner(erased=self._erased_as())).fetchone()
+        return None if row is None else tuple(row)
+
+    def _present_ids(self, conn: sqlite3.Connection, among: Iterable[str] | None = None) -> set[str]:
+        only = "" if among is None else " AND id IN (SELECT value FROM json_each(:among))"
+        return {r[0] for r in conn.execute(
+            f"""SELECT id FROM notes WHERE tenant_id = :tenant AND user_id = :user{only}
+                UNION SELECT id FROM session_notes WHERE tenant_id = :tenant AND user_id = :user{only}""",
+            self._owner(among=None if among is None else json.dumps(list(among))))}
 
     def _stage(self, conn: sqlite3.Connection, staged: list[tuple[str, MemoryNote]]) -> None:
         conn.executemany(
@@ -726,13 +740,14 @@ class UserMemory(UserMemoryBase):
             notes, staged, profiles = (conn.execute(f"SELECT count(*) FROM {table} WHERE {owner}",
                                                     self._owner()).fetchone()[0]
                                        for table in ("notes", "session_notes", "profiles"))
+            said = self._said(conn)
             for table in ("notes", "session_notes", "note_keywords", "profiles", "audit"):
                 conn.execute(f"DELETE FROM {table} WHERE {owner}", self._owner())
             conn.execute(
                 """INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
                    VALUES (:tenant, :erased, :at, 'erase_user', NULL, :reason)""",
                 self._owner(erased=self._erased_as(), at=self._now(),
-                            reason=erase_user_reason(reason, self._user_id, notes, staged, profiles)))
+                            reason=erase_user_reason(reason, self._user_id, notes, staged, profiles, said)))
         return Erasure(notes + staged, self._store.checkpoint())
 
     # -- export and import -----------------------------------------------------------------------
@@ -761,13 +776,16 @@ class UserMemory(UserMemoryBase):
         The whole document is validated before anything is written, including every note, staged
         note and profile value against the store's write policy: one refused item refuses the
         whole import (PolicyRefused lists each one: id and rule), and memory stays as it was.
-        Returns the note count.
+        A note or profile value this user had forgotten stays forgotten (`_not_forgotten`).
+        Returns the count of notes written.
         """
         imported = parse_export(text, self._store.write_policy)
-        rows = [_note_row(self._tenant_id, self._user_id, n, session_id, superseded_at)
-                for n, session_id, superseded_at in imported.notes]
+        import helpers.consolidation  # noqa: F401  (its first import, a second or two, outside the lock)
         owner = "tenant_id = :tenant AND user_id = :user"
         with self._store._transaction(write=True) as conn:
+            imported, forgotten = self._not_forgotten(conn, imported)
+            rows = [_note_row(self._tenant_id, self._user_id, n, session_id, superseded_at)
+                    for n, session_id, superseded_at in imported.notes]
             for table in ("notes", "session_notes", "profiles", "note_keywords"):
                 conn.execute(f"DELETE FROM {table} WHERE {owner}", self._owner())
             conn.executemany(_INSERT_NOTE, rows)
@@ -779,7 +797,7 @@ class UserMemory(UserMemoryBase):
             conn.execute(
                 """INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
                    VALUES (:tenant, :user, :at, 'import', NULL, :reason)""",
-                self._owner(at=self._now(), reason=import_reason(len(rows))))
+                self._owner(at=self._now(), reason=import_reason(len(rows), forgotten)))
         # The notes it replaced are erased too: off the WAL now, or after a reader's snapshot ends
         # (the store retries after every later write and on close).
         self._store.checkpoint(wait=0)

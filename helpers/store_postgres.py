@@ -458,7 +458,7 @@ class PostgresUserMemory(UserMemoryBase):
         A note this handle staged or loaded before and that was erased since is not staged again."""
         notes = self._allowed_staged(notes)
         with self._tx() as conn:
-            gone = self._gone(self._present_ids(conn))
+            gone = self._gone_among(conn, [n.id for n in notes])
             notes = [n for n in notes if n.id not in gone]
             self._stage(conn, [(session_id, n) for n in notes])
         self._staged(session_id, notes)
@@ -467,14 +467,30 @@ class PostgresUserMemory(UserMemoryBase):
     def _read(self) -> Any:
         return self._tx()
 
-    def _present_ids(self, conn: Any) -> set[str]:
+    def _forgotten(self, conn: Any) -> set[str]:
+        rows = conn.execute(
+            """SELECT note_id FROM audit WHERE tenant_id = %(tenant)s AND user_id = %(user)s
+               AND action = 'forget' AND note_id IS NOT NULL""", self._owner()).fetchall()
+        return {r[0] for r in rows}
+
+    def _erasure_mark(self, conn: Any) -> Any:
+        newest = []
+        for user in (self._user_id, self._erased_as()):
+            _act_as(conn, user)  # row-level security shows one user id at a time
+            newest += conn.execute(
+                """SELECT seq, action FROM audit WHERE tenant_id = %(tenant)s AND user_id = %(as)s
+                   ORDER BY seq DESC LIMIT 1""", self._owner(**{"as": user})).fetchall()
+        return tuple(max(newest)) if newest else None
+
+    def _present_ids(self, conn: Any, among: Iterable[str] | None = None) -> set[str]:
+        only = "" if among is None else " AND id = ANY(%(among)s)"
         return {
             r[0]
             for r in conn.execute(
-                """SELECT id FROM notes WHERE tenant_id = %(tenant)s AND user_id = %(user)s
-                   UNION SELECT id FROM session_notes
-                   WHERE tenant_id = %(tenant)s AND user_id = %(user)s""",
-                self._owner(),
+                f"""SELECT id FROM notes WHERE tenant_id = %(tenant)s AND user_id = %(user)s{only}
+                    UNION SELECT id FROM session_notes
+                    WHERE tenant_id = %(tenant)s AND user_id = %(user)s{only}""",
+                self._owner(among=None if among is None else list(among)),
             )
         }
 
@@ -633,6 +649,7 @@ class PostgresUserMemory(UserMemoryBase):
             notes, staged, profiles = (conn.execute(f"SELECT count(*) FROM {table} WHERE {owner}",
                                                     self._owner()).fetchone()[0]
                                        for table in ("notes", "session_notes", "profiles"))
+            said = self._said(conn)
             for table in ("notes", "session_notes", "profiles", "audit"):
                 conn.execute(f"DELETE FROM {table} WHERE {owner}", self._owner())
             _act_as(conn, self._erased_as())  # row-level security checks the row's user id
@@ -642,7 +659,7 @@ class PostgresUserMemory(UserMemoryBase):
                 self._owner(
                     erased=self._erased_as(),
                     at=self._now(),
-                    reason=erase_user_reason(reason, self._user_id, notes, staged, profiles),
+                    reason=erase_user_reason(reason, self._user_id, notes, staged, profiles, said),
                 ),
             )
         return Erasure(notes + staged, _erasure_pending(notes + staged + profiles))
@@ -680,14 +697,17 @@ class PostgresUserMemory(UserMemoryBase):
         """Replace this user's memory with an export (whoever it was exported from).
 
         The whole document is validated first, every note, staged note and profile value against
-        the store's write policy included: one refused item refuses the whole import.
+        the store's write policy included: one refused item refuses the whole import. A note or
+        profile value this user had forgotten stays forgotten (`_not_forgotten`).
         """
         imported = parse_export(text, self._store.write_policy)
-        rows = [
-            _pg_note_row(self._tenant_id, self._user_id, n, session_id, superseded_at)
-            for n, session_id, superseded_at in imported.notes
-        ]
+        import helpers.consolidation  # noqa: F401  (its first import, a second or two, outside the lock)
         with self._tx() as conn, conn.cursor() as cur:
+            imported, forgotten = self._not_forgotten(conn, imported)
+            rows = [
+                _pg_note_row(self._tenant_id, self._user_id, n, session_id, superseded_at)
+                for n, session_id, superseded_at in imported.notes
+            ]
             for table in ("notes", "session_notes", "profiles"):
                 cur.execute(
                     f"DELETE FROM {table} WHERE tenant_id = %(tenant)s AND user_id = %(user)s",
@@ -703,7 +723,7 @@ class PostgresUserMemory(UserMemoryBase):
             cur.execute(
                 """INSERT INTO audit (tenant_id, user_id, at, action, note_id, reason)
                            VALUES (%(tenant)s, %(user)s, %(at)s, 'import', NULL, %(reason)s)""",
-                self._owner(at=self._now(), reason=import_reason(len(rows))),
+                self._owner(at=self._now(), reason=import_reason(len(rows), forgotten)),
             )
         return len(rows)
 

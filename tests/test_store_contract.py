@@ -169,12 +169,42 @@ def test_forget_erases_notes_and_staged_notes_with_an_audit_row(store):
     assert u.search("penicillin allergy") == [] and "penicillin" not in u.export_json()
     [entry] = u.audit_log()
     # The audit row keeps a keyed id: a guessed text's note id cannot be confirmed from it.
-    expected = ("forget", store.audit_id(secret.id), "health data")
+    # "health" is the erased note's keyword: the row that outlives it does not repeat it.
+    expected = ("forget", store.audit_id(secret.id), "[erased] data")
     assert (entry.action, entry.note_id, entry.reason) == expected
     assert secret.id not in repr(entry) and entry.note_id != store.audit_id("mem_other")
     assert u.forget(secret.id) == 0
-    with pytest.raises(ValueError):
-        u.forget(matching="aisle", reason="the aisle note")
+    assert u.forget(matching="aisle", reason="the aisle note") == 1
+    assert u.audit_log()[-1].reason == "the [erased] note"
+
+
+def test_forget_searches_where_a_note_came_from_and_masks_the_reason(store):
+    u = store.for_user("acme", "maya")
+    u.save_profile({"name": "Maya", "allergies": ["sesame seeds", "latex"]})
+    # An app's source_ref can quote the message the note came from.
+    u.add_notes([note("Has a passport on file", source_ref="chat: my passport is X9Q7-4411"),
+                 note("Prefers aisle seats", source_ref="chat#turn2")])
+    erased = u.forget(matching="x9q7-4411", reason="user: forget my passport number X9Q7-4411")
+    assert erased == 1 and texts(u.active_notes()) == ["Prefers aisle seats"]  # was: 0 erased
+    assert "x9q7" not in u.export_json().lower()
+    reasons = [e.reason for e in u.audit_log()]
+    assert reasons == ["user: forget my [erased] number [erased]"]  # was refused: it repeated `matching`
+    [seats] = u.active_notes()
+    u.forget(seats.id, reason="she no longer Prefers AISLE seats")
+    assert u.audit_log()[-1].reason == "she no longer [erased]"  # the note's words, any case
+    erased = u.forget(matching="sesame", reason="drop the sesame seeds allergy")
+    assert erased.profile_fields == ("allergies[0]",)
+    assert u.audit_log()[-1].reason == "drop the [erased] allergy; cleared 1 profile value(s)"
+
+
+def test_erase_user_keeps_what_the_memory_said_out_of_its_reason(store):
+    u = store.for_user("acme", "maya")
+    u.save_profile({"name": "Maya Quintessa"})
+    u.add_notes([note("Is treated for Xqzorbitis")])
+    u.erase_user(reason="closed: Quintessa asked, Xqzorbitis data")
+    [entry] = u.audit_log()
+    assert "xqzorbitis" not in entry.reason.lower() and "quintessa" not in entry.reason.lower()
+    assert entry.reason.startswith("closed: [erased] asked, [erased] data; erased the user")
 
 
 def test_forget_and_keyword_filters_fold_unicode_case(store):
@@ -195,9 +225,8 @@ def test_forget_and_keyword_filters_fold_unicode_case(store):
     assert u.forget(matching="ZÜRICH") == 2
     assert u.forget(matching="HAUPTSTRASSE") == 1  # ß folds to ss
     assert u.forget(matching="école") == 0
-    with pytest.raises(ValueError, match="reason"):
-        u.forget(matching="zürich", reason="forget ZÜRICH")
     assert sorted(texts(u.active_notes())) == ["Prefers aisle seats", elodie.text]
+    assert "zürich" not in str(u.audit_log()).lower()
 
 
 def test_forget_matching_covers_keywords_of_notes_and_staged_notes(store):
@@ -774,8 +803,10 @@ def test_forget_matching_clears_the_profile_too(store):
         "name": "Maya", "allergies": ["latex"], "home": {"city": "Zürich", "seat": "aisle"},
         "vip": True, "budget": 250}
     assert "peanut" not in u.export_json().lower()
-    assert [(e.note_id is None, e.reason) for e in u.audit_log()] == [
-        (False, "health data"), (True, "health data; cleared 3 profile value(s)")]
+    # The profile's row: keyed ids of what it cleared (import_json keeps them out), never the values.
+    assert [(e.note_id.split(":")[0], e.reason) for e in u.audit_log()] == [
+        (store.audit_id(note("Allergic to peanuts", kind="fact").id), "health data"),
+        ("profile", "health data; cleared 3 profile value(s)")]
     only_profile = u.forget(matching="zurich")
     assert only_profile == 0 and only_profile.profile_fields == ("home.city",)
     assert u.forget(matching="250").profile_fields == ("budget",)
@@ -814,3 +845,29 @@ def audit_table(backend, store):
 
     with psycopg.connect(backend.server.conninfo()) as admin:  # the owner: every tenant's rows
         return admin.execute(sql).fetchall()
+
+
+def test_forget_matching_finds_a_note_by_the_message_it_came_from(store):
+    u = store.for_user("acme", "maya")
+    u.add_notes([note("Travels with her partner", source_ref="email from alex.qorvath@example.org"),
+                 note("Prefers aisle seats", source_ref="chat#turn2")])
+    u.stage_session_notes("s1", [note("Books two seats", source_ref="QORVATH's itinerary")])
+    assert u.forget(matching="Qorvath") == 2  # was 0: the source was not searched
+    assert "qorvath" not in u.export_json().lower() and texts(u.active_notes()) == ["Prefers aisle seats"]
+
+
+def test_the_erasure_mark_changes_with_every_erasure_and_only_then(store):
+    u, other = store.for_user("acme", "maya"), store.for_user("acme", "maya")
+    marks = [u.erasure_mark()]
+    u.save_profile({"name": "Maya"})
+    u.add_notes([note("Prefers aisle seats"), note("Likes trains")])
+    u.stage_session_notes("s1", [note("Wants a quiet room")])
+    u.forget(matching="nothing like it")  # erased nothing
+    store.for_user("acme", "someone else").forget(matching="aisle")
+    assert u.erasure_mark() == marks[0]
+    for erase in (lambda: other.forget(matching="aisle"), lambda: other.import_json(u.export_json()),
+                  other.erase_user, lambda: u.add_notes([note("Back again")]) and other.forget(matching="back"),
+                  other.erase_user):
+        erase()
+        marks.append(u.erasure_mark())
+        assert marks[-1] not in marks[:-1], marks  # seen from the other handle, never a mark again

@@ -144,8 +144,9 @@ def test_forget_matching_folds_unicode_case(maya):
     assert maya.forget(matching="école") == 0
     assert maya.forget(matching="HAUPTSTRASSE") == 1  # ß folds to ss
     assert texts(maya.active_notes()) == ["Prefers aisle seats"]
-    with pytest.raises(ValueError, match="reason"):
-        maya.forget(matching="zürich", reason="forget ZÜRICH")
+    maya.add_notes([note("Flies from Zürich")])
+    assert maya.forget(matching="zürich", reason="forget ZÜRICH, Zurich, zu\u0308rich") == 1
+    assert maya.audit_log()[-1].reason == "forget [erased]"  # the words and each way of writing them
 
 
 def test_forget_matching_finds_composed_and_decomposed_forms(maya):
