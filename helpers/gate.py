@@ -294,6 +294,26 @@ _CARD_ENDING = re.compile(
     r"last (?:4|four)(?: digits)?)\b[^\d\n]{0,12}\d{4}\b", _I
 )
 _CARD_CUE = re.compile(_CARD_WORDS + r"\b[^.\d\n]{0,25}$", _I)
+# "Card number starts 4929 1234", "card no. 5678 9012": part of a number labelled as the card's is
+# the card's too (the last four are refused above; a note never needs any of its digits).
+_CARD_PART_CUE = re.compile(
+    _CARD_WORDS + r"\b[^.\d\n]{0,25}?(?:\b(?:numbers?|no|num|nr|digits?|starts?|starting|begins?|"
+    r"beginning|prefix|continues|continued|continuing|rest|remaining|half|part)\b|#)"
+    r"(?:\s+(?:is|are|with|of|reads?|goes))?[\s:=#.-]*$", _I)
+_YEAR = re.compile(r"(?:19|20)\d\d")
+
+
+def _card_part(text: str, start: int, groups: list[str]) -> bool:
+    """A run of four digits or more right after a card number's label ("card number starts"), or
+    printed in fours after a card word ("Visa 4929 1234"); a year alone is not one."""
+    digits = "".join(groups)
+    if len(digits) < 4 or (len(groups) == 1 and _YEAR.fullmatch(digits)):
+        return False
+    before = text[max(0, start - 50):start]
+    if _CARD_PART_CUE.search(before):
+        return True
+    return (len(groups) >= 2 and all(len(g) == 4 for g in groups)
+            and _CARD_CUE.search(before[-40:]) is not None)
 
 
 def _has_card_number(text: str) -> bool:
@@ -303,6 +323,8 @@ def _has_card_number(text: str) -> bool:
         # even when its checksum fails, since a mistyped card number is still nearly the card.
         labelled = _CARD_CUE.search(text[max(0, start - 40):start]) is not None
         if _card_shaped(groups) and (labelled or luhn_valid("".join(groups))):
+            return True
+        if _card_part(text, start, groups):
             return True
     return _CARD_ENDING.search(text) is not None
 
