@@ -759,10 +759,30 @@ _account_number = _any(
     r"(?<![\d.,])\d{9,}(?![\d.,])",  # a long bare number: an account or ID, never a preference
 )
 
+# Where a clause about the user starts: the note's head (notes drop the subject), or her pronoun.
+_CLAUSE_HEAD = (r"(?:^|[.;:!?(\n]\s*|,\s*|\b(?:she|he|they|the (?:user|customer|client|guest|"
+                r"travell?er))\s+)")
+# A hedge on a state of the person is a guess ("might be vegetarian", "may have a nut allergy",
+# "seems keen on Japan", "think she is ..."); a modal on an action is her tentative plan ("Might go
+# to Rome in May", "might be going to Japan", "might be in Tokyo in May") and passes.
 _HEDGES = re.compile(
-    r"\b(?:probably|presumably|perhaps|possibly|maybe|likely|apparently|seemingly|supposedly|"
-    r"conceivably)\b"
-    r"|\b(?:might|could|may) (?:also )?(?:prefer|like|want|need|enjoy|hate|dislike)\b", _I)
+    r"\b(?:probably|presumably|perhaps|possibly|maybe|likely|unlikely|apparently|seemingly|"
+    r"supposedly|conceivably|surely|undoubtedly|allegedly|reportedly|probable|doubtful|"
+    r"unconfirmed|not confirmed|unverified|not verified|gut feeling|hunch|chances are|odds are|"
+    r"in all likelihood|no doubt|under the impression|gives the impression|(?:my|the) impression "
+    r"(?:is|was)|my sense is)\b"
+    r"|\b(?:might|could|may) (?:also )?(?:prefer|like|want|need|enjoy|hate|dislike)\b"
+    rf"|{_CLAUSE_HEAD}(?:might|may|could)\s+(?:well\s+|also\s+|even\s+)?(?:be\b(?!\s+(?:going|"
+    r"travell?ing|flying|visiting|moving|heading|coming|staying|taking|booking|leaving|returning|"
+    r"back|away|abroad|in|at|on|there|here|free|available|able)\b)|have (?:been|a|an)\b)"
+    rf"|{_CLAUSE_HEAD}must\s+have been\b|\bmust be\b[^.;!?\n]{{0,40}}\b(?:given|judging|based on|"
+    r"considering|from the way)\b"
+    rf"|{_CLAUSE_HEAD}(?:seems?|seemed|appears?|appeared|looks?|looked|sounds?|sounded)(?=\s+\w)(?!\s+"
+    r"(?:for|at|in|on|onto|forward|into|after|up|out|around|over|through|from|as|to (?:book|find|get|"
+    r"go|travel|fly|stay|see|visit))\b)"
+    rf"|{_CLAUSE_HEAD}(?:think|suspect|guess|guessing|reckon|assume|assuming|bet|imagine|believe|"
+    r"figure|gather|sense)\s+(?:that\s+)?(?:she|he|they|the (?:user|customer|client|guest|"
+    r"travell?er))\b", _I)
 # The user hedging their own wish ("I'd probably pick the window", "Maybe Lisbon, I've heard great
 # things") says what they want; the hedge of a guesser ("she probably likes tea") does not.
 _FIRST_PERSON = re.compile(r"\b(?:i|i'd|i'm|i'll|i've|me|we|we'd|we're|we'll|my|our|us)\b", _I)
