@@ -280,25 +280,28 @@ class Reading:
 
 _r = re.compile
 
+# What guards her money and her consent, one class for every place a safeguard is taken away:
+# the checks made before acting (alone after "no": "no checks", "no sign-off"; "no limits" or "no
+# rules" is a wish of hers), then every other safeguard ("exempt from spending limits").
+_CHECKS = r"(?:checks?(?!-in)|verifications?|confirmations?|approvals?|screening|sign-?offs?)"
+_SAFEGUARDS = (rf"(?:{_CHECKS}|limits?|caps?|ceilings?|warnings?|safeguards?|restrictions?|rules|"
+               r"polic(?:y|ies)|guardrails?|consent|prompts?)")
 # A safeguard declared off, in any mood: "has waived all insurance checks", "upgrades are
-# pre-cleared", "exempt from spending limits".
+# pre-cleared", "exempt from spending limits", "checks no longer apply".
 _WAIVED = _r(
     r"\b(?:waive[sd]?|waiving|disabled?|lifted|suspended|removed|exempt(?:ed)?|skip(?:s|ped)?|"
     r"bypass(?:es|ed)?|switched off|turned "
     r"off|pre-?cleared|pre-?approved|pre-?authori[sz]ed|blanket[- ]approved|opted out of|no longer "
-    r"(?:needs?|requires?))\b[^.;!?\n]{0,30}?\b(?:checks?|limits?|caps?|warnings?|confirmations?|"
-    r"approvals?|verifications?|safeguards?|restrictions?|screening|rules|guardrails?|consent|"
-    r"sign-?offs?|prompts?)\b|\b(?:checks?|limits?|warnings?|confirmations?|approvals?|safeguards?|"
-    r"restrictions?|screening|guardrails?|steps?|process(?:es)?|procedures?)\s+(?:are|is|have been|"
+    rf"(?:needs?|requires?))\b[^.;!?\n]{{0,30}}?\b{_SAFEGUARDS}\b|"
+    # ... a procedure too: "the usual steps are skipped", "the process is optional".
+    rf"\b(?:{_SAFEGUARDS}|steps?|process(?:es)?|procedures?)\s+(?:are|is|have been|"
     r"has been|were|was|get|gets)\s+(?:now\s+)?(?:all\s+)?(?:waived|disabled|lifted|suspended|"
     r"removed|off|switched off|turned off|not needed|unnecessary|optional|bypassed|skipped|"
     r"overridden|dropped|cancelled|canceled|void)\b|\b(?:are|is)\s+(?:now\s+)?(?:all\s+)?pre-?(?:cleared|approved|"
-    r"authori[sz]ed)\b|\b(?:checks?|limits?|caps?|ceilings?|warnings?|confirmations?|approvals?|"
-    r"safeguards?|restrictions?|screening|rules|polic(?:y|ies))\s+(?:no longer appl(?:y|ies)|(?:is|are|"
+    rf"authori[sz]ed)\b|\b{_SAFEGUARDS}\s+(?:no longer appl(?:y|ies)|(?:is|are|"
     r"has been|have been) (?:no longer (?:in force|valid|active|applicable|needed|required)|"
     r"(?:now )?(?:void|null and void|cancelled|revoked|rescinded)))\b", _I)
-_NO_CHECKS = _r(r"\bno\s+(?:more\s+)?(?:[\w-]+\s+)?(?:checks|verifications?|confirmations?|approvals?|"
-                r"screening|sign-?offs?)\b", _I)
+_NO_CHECKS = _r(rf"\bno\s+(?:more\s+)?(?:[\w-]+\s+)?{_CHECKS}\b", _I)
 _NO_NEED_TO_ASK = _r(
     r"\b(?:no need to|needn't|need not|don't need to|do not need to|never need to|no longer needs? to|"
     r"doesn't need to|does not need to|no longer has to|doesn't have to)\s+(?:ask|check|approve|"
