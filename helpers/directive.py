@@ -48,6 +48,13 @@ Refused: any of the last group; authority or addressed with any other signal; ga
 directive, a wish, an outflow or a speaker; a speaker with a wish, an outflow or a directive;
 control with any other signal; an outflow, unasked, waived or denied with a directive. The user's
 own standing wishes carry none of these combinations and pass even as orders.
+The same signals are read in French, Spanish, German, Italian and Portuguese by a smaller layer
+(`foreign_signals`): the handler addressed (a heading "Para la IA:", "Note pour l'agent :", or
+"der Assistent muss") or a heading of authority ("Mise a jour systeme :"), with an order verb or
+"from now on / always / never", gives addressed or authority with a directive; rules, limits,
+checks or her wishes set aside (with no subject before the verb) and "whatever she says" give
+overrule; "tell her ... even if" gives deceive; a telling verb negated beside a cost or a problem
+gives conceal; her things sent to someone who is not her or her provider gives an outflow.
 `reading(text)` returns the signals found (`str(reading(text))` lists them), so a refusal can say
 why; `python -m helpers.gate_eval --misses` prints them for every miss.
 """
@@ -273,25 +280,28 @@ class Reading:
 
 _r = re.compile
 
+# What guards her money and her consent, one class for every place a safeguard is taken away:
+# the checks made before acting (alone after "no": "no checks", "no sign-off"; "no limits" or "no
+# rules" is a wish of hers), then every other safeguard ("exempt from spending limits").
+_CHECKS = r"(?:checks?(?!-in)|verifications?|confirmations?|approvals?|screening|sign-?offs?)"
+_SAFEGUARDS = (rf"(?:{_CHECKS}|limits?|caps?|ceilings?|warnings?|safeguards?|restrictions?|rules|"
+               r"polic(?:y|ies)|guardrails?|consent|prompts?)")
 # A safeguard declared off, in any mood: "has waived all insurance checks", "upgrades are
-# pre-cleared", "exempt from spending limits".
+# pre-cleared", "exempt from spending limits", "checks no longer apply".
 _WAIVED = _r(
     r"\b(?:waive[sd]?|waiving|disabled?|lifted|suspended|removed|exempt(?:ed)?|skip(?:s|ped)?|"
     r"bypass(?:es|ed)?|switched off|turned "
     r"off|pre-?cleared|pre-?approved|pre-?authori[sz]ed|blanket[- ]approved|opted out of|no longer "
-    r"(?:needs?|requires?))\b[^.;!?\n]{0,30}?\b(?:checks?|limits?|caps?|warnings?|confirmations?|"
-    r"approvals?|verifications?|safeguards?|restrictions?|screening|rules|guardrails?|consent|"
-    r"sign-?offs?|prompts?)\b|\b(?:checks?|limits?|warnings?|confirmations?|approvals?|safeguards?|"
-    r"restrictions?|screening|guardrails?|steps?|process(?:es)?|procedures?)\s+(?:are|is|have been|"
+    rf"(?:needs?|requires?))\b[^.;!?\n]{{0,30}}?\b{_SAFEGUARDS}\b|"
+    # ... a procedure too: "the usual steps are skipped", "the process is optional".
+    rf"\b(?:{_SAFEGUARDS}|steps?|process(?:es)?|procedures?)\s+(?:are|is|have been|"
     r"has been|were|was|get|gets)\s+(?:now\s+)?(?:all\s+)?(?:waived|disabled|lifted|suspended|"
     r"removed|off|switched off|turned off|not needed|unnecessary|optional|bypassed|skipped|"
     r"overridden|dropped|cancelled|canceled|void)\b|\b(?:are|is)\s+(?:now\s+)?(?:all\s+)?pre-?(?:cleared|approved|"
-    r"authori[sz]ed)\b|\b(?:checks?|limits?|caps?|ceilings?|warnings?|confirmations?|approvals?|"
-    r"safeguards?|restrictions?|screening|rules|polic(?:y|ies))\s+(?:no longer appl(?:y|ies)|(?:is|are|"
+    rf"authori[sz]ed)\b|\b{_SAFEGUARDS}\s+(?:no longer appl(?:y|ies)|(?:is|are|"
     r"has been|have been) (?:no longer (?:in force|valid|active|applicable|needed|required)|"
     r"(?:now )?(?:void|null and void|cancelled|revoked|rescinded)))\b", _I)
-_NO_CHECKS = _r(r"\bno\s+(?:more\s+)?(?:[\w-]+\s+)?(?:checks|verifications?|confirmations?|approvals?|"
-                r"screening|sign-?offs?)\b", _I)
+_NO_CHECKS = _r(rf"\bno\s+(?:more\s+)?(?:[\w-]+\s+)?{_CHECKS}\b", _I)
 _NO_NEED_TO_ASK = _r(
     r"\b(?:no need to|needn't|need not|don't need to|do not need to|never need to|no longer needs? to|"
     r"doesn't need to|does not need to|no longer has to|doesn't have to)\s+(?:ask|check|approve|"
@@ -737,6 +747,169 @@ def _unasked(text: str) -> bool:
     return False
 
 
+# ---- other languages: French, Spanish, German, Italian, Portuguese ----------------------------
+# The English classes above read nothing in these languages. This layer reads the same few
+# signals in them, on the text as the gate reads it (accents folded: "desormais", "Gebuhren"):
+# the handler addressed, an order verb, a heading of authority, and the orders no wish of hers
+# needs (rules set aside, her word overruled, her data sent to someone else, a fact kept from her,
+# a falsehood she is to be told). An order verb alone is never refused: a note without a subject
+# ("Reserva siempre pasillo") reads the same as an order, and her standing wishes pass as orders.
+
+# Whoever handles the account, by the names these languages give it.
+_F_HANDLER = (r"(?:assistant(?:e|es|s)?|assistent(?:in|en|innen)?|assistente|assistenti|asistentes?|"
+              r"agent(?:e|en|es|i|s)?|ki|ia|i\.a\.|bots?|chatbots?|systeme|sistema|system|"
+              r"modele|modelo|modello|modell|concierge|conserje|portiere)")
+_F_ARTICLE = (r"(?:l'|le |la |les |el |los |las |der |die |den |dem |das |il |lo |gli |i |o |os |a |as |"
+              r"the )")
+_F_NEXT = (r"(?:(?:prochain\w*|suivant\w*|futur\w*|nouv\w*|siguiente\w*|proxim\w*|nuev\w*|nachst\w*|"
+           r"neu\w*|kunftig\w*|prossim\w*|nuov\w*|nov[oa]s?)\s+)")
+# "Note pour l'agent :", "Para la IA:", "Hinweis fur die KI:", "Per l'assistente:", "Assistant :".
+_F_ADDRESS = _r(
+    rf"(?:^|[.;!?\n]\s*)(?:(?:(?:note|message|consigne|instructions?|rappel|aviso|nota|mensaje|"
+    rf"recordatorio|hinweis|nachricht|anweisung|notiz|avviso|messaggio|promemoria|mensagem|lembrete)"
+    rf"\s+)?(?:pour|a|au|aux|al|para|an|fur|per|ao|aos|all'|alla|agli)\s+{_F_ARTICLE}?{_F_NEXT}?"
+    rf"{_F_HANDLER}|{_F_HANDLER})\b[^:,\n]{{0,20}}?\s*[:,\u2014]", _I)
+# The handler under an obligation: "l'assistant doit", "el agente debe", "der Assistent muss".
+_F_OBLIGED = _r(
+    rf"(?:^|[\s,;:])(?:{_F_ARTICLE}|{_F_NEXT})?{_F_HANDLER}\s+(?:doit|doivent|devra|devront|devrait|"
+    rf"debe|deben|debera|deberia|tiene que|tienen que|ha de|muss|mussen|soll|sollen|sollte|darf|"
+    rf"hat zu|deve|devono|dovra|dovrebbe|devem|devera|deveria|tem que|tem de|precisa)\b", _I)
+_F_POSSESSIVE = _r(r"\b(?:son|sa|ses|su|sus|ihre?[mnrs]?|seine?[mnrs]?|suo|sua|suoi|sue|seu|seus|suas|"
+                   r"her|his|their)\s+(?:\w+\s+)?$", _I)
+# Verbs that order something, every form (the imperative is often the third person too).
+_F_ORDER_STEMS = (
+    r"ignor|oubli|olvid|vergiss|vergess|dimentic|esquec|contourn|umgeh|aggir|desactiv|deaktivier|"
+    r"disattiv|desativ|omet|omit|ometti|saut|salt|uberspring|envo[iy]|envi|send|schick|invi|inoltr|"
+    r"mand|transmet|transfer|transfier|uberweis|trasferi|partag|compart|teil|condivid|partilh|"
+    r"revel|verrat|rivel|approuv|aprob|aprueb|genehmig|approv|aprov|accept|acept|akzeptier|accett|"
+    r"aceit|pay|paie|pag|zahl|bezahl|debit|cobr|belast|addebit|factur|reserv|buch|prenot|dites|"
+    r"dis|dire|dile|diga|decir|sag|dille|dirle|dica|dizer|cach|ocult|verschweig|verberg|nascond|"
+    r"escond|obei|obedec|befolg|gehorch|obbed|suiv|sig(?:ue|a)|segui|folg|trait|trat|behandl|"
+    r"tratt|ajout|anad|hinzufug|aggiung|adicion|recommand|recomend|recomiend|empfehl|empfiehl|"
+    r"consigli|propos|propon|vorschlag|mostr|muestr|montr|zeig|affich|mentionn|mencion|erwahn|"
+    r"menzion|demand|pregunt|frag|chied|pergunt|confirm|bestatig|conferm|utilis|usa|us[ae]|"
+    r"verwend|benutz|utilizz|privilegi|prioris|prioriz|bevorzug|choisi|elig|elegi|wahl|scegli|escolh")
+_F_ORDER = _r(rf"\b(?:{_F_ORDER_STEMS})\w{{0,6}}\b", _I)
+_F_PERSISTENT = _r(
+    r"\b(?:desormais|dorenavant|a partir de (?:maintenant|ahora|agora|hoy|hoje)|de ahora en adelante|"
+    r"en adelante|von nun an|ab jetzt|ab sofort|kunftig|d'ora in (?:poi|avanti)|da ora in poi|"
+    r"daqui em diante|desde (?:ahora|hoy)|toujours|jamais|siempre|nunca|immer|nie|niemals|sempre|"
+    r"non \w+ mai|mai piu)\b", _I)
+# What an assistant is given, and what guards her: set aside, it is an override.
+_F_SET_ASIDE = _r(
+    r"\b(?:ignor|oubli|olvid|vergiss|vergess|dimentic|esquec|contourn|umgeh|aggir|desactiv|"
+    r"deaktivier|disattiv|desativ|uberspring|omet|omit|saut|salt)\w*\b[^.;!?\n]{0,20}?\b(?:"
+    r"l'|(?:les|la|le|ses|sa|son|ces|cette|toutes les|tous les|las|los|el|sus|su|esta|estas|este|"
+    r"estos|todas las|todos los|die|der|das|den|ihre?|alle|diese|dieser|i|gli|il|lo|sue|suoi|questa|"
+    r"queste|questi|tutte le|tutti i|os|as|o|seus|suas|essa|essas|estes|todas as|todos os)\s+)"
+    r"(?:[\w-]+\s+){0,2}?(?:"
+    r"instruction|consigne|regle|regla|norma|regel|regol|regra|restriction|restriccion|restrizion|"
+    r"restric|beschrankung|limit|\w*grenze|verification|verificacion|verific|controle|control|"
+    r"kontroll|\w*prufung|anweisung|vorgabe|istruzion|instrucc|instruc|politi|richtlinie|"
+    r"directiv|preferenc|preferen|\w*wunsch|\w*wunsche|souhait|deseo|desideri|desejo|demande|"
+    r"solicitud|wunsche|richiest|pedido)\w*", _I)
+# A subject before the verb makes it a statement: "Elle ignore les ...", "Sie vergisst die ...".
+_F_SUBJECT = _r(r"\b(?:elle|il|ella|el|sie|er|lei|lui|ela|ele|she|he)\s+(?:ne\s+|n'|no\s+|non\s+|nao\s+)?$",
+                _I)
+# Her word overruled: "quoi qu'elle dise", "aunque ella se niegue", "egal was sie sagt".
+_F_OVERRULE = _r(
+    r"\b(?:quoi qu'elle dise|peu importe ce qu'elle|meme si elle (?:dit|refuse|demande|prefere|"
+    r"s'y oppose)|aunque (?:ella )?(?:diga|pida|prefiera|se niegue|lo rechace)|diga lo que diga|"
+    r"egal,? was sie (?:sagt|will|wunscht)|auch wenn sie (?:ablehnt|nein sagt|etwas anderes)|"
+    r"qualunque cosa (?:lei )?dica|anche se (?:lei )?(?:rifiuta|dice di no)|"
+    r"independentemente do que ela|mesmo que ela (?:recuse|diga|peca))\b", _I)
+# A falsehood she is to be told: "tell her that ..." and "even if" / "although" beside it.
+_F_TELL_HER = (r"(?:dites-lui|dis-lui|dites a (?:la |le )?\w+|dile|digale|diles|decirle|"
+               r"sag(?:en sie)? ihr|sagen sie ihr|teile ihr mit|dille|le dica|dica a lei|dirle|"
+               r"diga a ela|diga-lhe|diz a ela|conte a ela|informe-a)")
+_F_DECEIVE = _r(
+    rf"\b{_F_TELL_HER}\b[^.;!?\n]{{0,80}}?(?:\b(?:bien que|quoique|alors que|aunque|aun si|incluso "
+    rf"si|a pesar de que|auch wenn|obwohl|selbst wenn|anche se|sebbene|benche|nonostante|mesmo que|"
+    rf"mesmo se|embora|ainda que)\b|\bmeme s(?:'|i\b))|\b(?:fais-lui|faites-lui) croire\b|"
+    rf"\b(?:hazle|hagale|hacerle) creer\b|\blass(?:en sie)? sie glauben\b|\bfall[ae] credere\b|"
+    rf"\bfaca-a acreditar\b", _I)
+# A fact kept from her: a telling verb negated (or a hiding verb), and a cost or a problem.
+_F_HIDE = _r(
+    r"\b(?:ne (?:lui |leur )?(?:dites|dis|mentionnez|mentionne|parlez|parle|signalez|revelez|"
+    r"communiquez|informez)\w*(?: pas| jamais| rien)|ne (?:pas|jamais) (?:lui )?(?:dire|mentionner|"
+    r"signaler|reveler|communiquer|informer|parler)|no (?:le |les )?(?:digas|diga|digan|"
+    r"menciones|mencione|comentes|comente|informes|informe|cuentes|cuente|reveles|revele|hables|"
+    r"hable)|no (?:le )?(?:decir|mencionar|informar|revelar|contar)|(?:sag|erwahne|verrate|"
+    r"erzahl)\w*\s+(?:[^.;!?\n]{0,40}?\s)?nicht\b|nicht (?:erwahnen|sagen|mitteilen|verraten|"
+    r"erzahlen)|verschweig\w*|non (?:dirle|dirgli|dire|menzionare|menzionarle|rivelare|comunicare|"
+    r"informarla|parlarle|le dire|le dica|dica|menzioni|riveli)|nao (?:diga|mencione|conte|revele|"
+    r"informe|fale|comente|contar|dizer|mencionar|informar|revelar)|cachez|cacher|"
+    r"cache(?:-lui|-leur| les| la| le| l'| ses| sa| son)|ocult(?:a|e|ar|"
+    r"ad)|nascond(?:i|a|ere)|escond(?:a|e|er))\b", _I)
+_F_FACT = _r(
+    r"\b(?:frais|supplement|cout|penal|commissi|comision|comissao|annulation|cancel|storno|retard|"
+    r"retras|ritard|atras|verspatung|travaux|obras|lavori|bauarbeiten|avis|resena|recension|"
+    r"avaliac|bewertung|problem|risque|riesgo|rischi|risco|risiko|risiken|changement|cambio|"
+    r"cambiament|mudanca|anderung|taxe|tasa|tass|taxa|steuer|impuesto|imposto|hausse|augment|"
+    r"aument|erhohung|prix|precio|prezz|preco|tarif|cargo|recargo|sobretaxa|multa|aufpreis|"
+    r"zuschlag|provision|costo|coste|custo|greve|huelga|scioper|streik|fermeture|cierre|chiusur|"
+    r"fechamento|schliessung|condition|condicion|condizion|condico|bedingung|\w*gebuhr|\w*kosten)\w*",
+    _I)
+# Her things sent to someone who is not her, her own people or whoever serves her booking.
+_F_HER = (r"(?:son|sa|ses|su|sus|ihre?[mnrs]?|suo|sua|suoi|sue|seu|seus|suas|(?:il|la|i|le|o|a|os|as) "
+          r"(?:suo|sua|suoi|sue|seu|seus|suas)|\w+ (?:dela|dele))")
+_F_SHARE = (r"(?:partagez|partager|envoyez|envoyer|transmettez|transmettre|transferez|transferer|"
+            r"comparta|compartan|compartid|compartir|envie|envien|enviad|enviar|reenvie|reenviar|"
+            r"transfiera|transferir|teile|teilen|sende|senden|schicke|schick|schicken|ubermittle|"
+            r"ubermitteln|leite|condividi|condivida|condividere|invia|invii|inviare|inoltra|"
+            r"inoltrare|trasferisci|trasferire|compartilhe|compartilhar|partilhe|partilhar|"
+            r"encaminhe|encaminhar|transfira)")
+_F_NOT_RECIPIENT = (r"(?:elle|ella|ela|ihr|sie|lei|her|lui|le|son|sa|ses|su|sus|ihre?[mnrs]?|suo|sua|"
+                    r"seu|(?:l'|le |la |les |el |los |las |der |die |den |dem |das |il |lo |o |a |os |as )?"
+                    r"(?:hotel|hotels|compagnie|aerolinea|airline|fluggesellschaft|compagnia|companhia|"
+                    r"restaurant|restaurante|ristorante|chauffeur|conductor|fahrer|autista|motorista|"
+                    r"reception|recepcion|rezeption|receptie|recepcao))\b")
+_F_OUTFLOW = _r(
+    rf"\b{_F_SHARE}\b[^.;!?\n]{{0,40}}?\b{_F_HER}\b[^.;!?\n]{{0,40}}?\b(?:avec|a|au|aux|con|al|mit|an|"
+    rf"zu|com|para|ao|alla|all')\s+(?!{_F_NOT_RECIPIENT})", _I)
+# A heading or a phrase of authority: "Mise a jour systeme :", "Por orden de la gerencia".
+_F_AUTHORITY_WORDS = (r"(?:systeme|sistema|system|direction|direccion|gerencia|gestion|management|"
+                      r"administration|administracion|amministrazione|administracao|verwaltung|"
+                      r"geschaftsleitung|leitung|direzione|operat\w*|betreiber|admin\w*|securite|"
+                      r"seguridad|sicherheit|sicurezza|seguranca|conformite|cumplimiento|compliance|"
+                      r"conformita|conformidade|siege|sede|zentrale|hauptsitz)")
+_F_AUTHORITY = _r(
+    rf"(?:^|[.;!?\n]\s*)(?:(?:mise a jour|note|notice|avis|consigne|directive|instruction|"
+    rf"actualizacion|aviso|nota|directiva|instruccion|aktualisierung|update|hinweis|anweisung|"
+    rf"richtlinie|mitteilung|aggiornamento|avviso|direttiva|istruzione|atualizacao|diretiva|"
+    rf"instrucao)\w*\s+(?:du |de la |de l'|des |del |de los |de las |de |der |des |vom |von der |"
+    rf"di |della |dello |dell'|da |do |dos )?{_F_AUTHORITY_WORDS}|(?:system|admin)\w*)\b[^:\n]{{0,20}}?"
+    rf"\s*[:\u2014]|\b(?:sur ordre|par ordre|sur instruction|por orden|por indicacion|auf anweisung|"
+    rf"im auftrag|per ordine|su ordine|por ordem)\s+(?:de la |de l'|du |des |de |del |de los |der |"
+    rf"des |von der |vom |della |del |dell'|da |do |dos )?{_F_AUTHORITY_WORDS}\b", _I)
+
+
+def _foreign_obliged(text: str) -> bool:
+    """The handler under an obligation, not her own assistant ("Son assistante doit ...")."""
+    return any(not _F_POSSESSIVE.search(text[:m.start() + 1]) for m in _F_OBLIGED.finditer(text))
+
+
+def foreign_signals(text: str) -> list[str]:
+    """The signals of the multilingual layer (French, Spanish, German, Italian, Portuguese)."""
+    found = []
+    addressed = _F_ADDRESS.search(text) is not None or _foreign_obliged(text)
+    ordered = _F_ORDER.search(text) is not None
+    if addressed and (ordered or _F_PERSISTENT.search(text)):
+        found += ["addressed", "directive"]
+    if _F_AUTHORITY.search(text) and ordered:
+        found += ["authority", "directive"]
+    if any(not _F_SUBJECT.search(text[:m.start()]) for m in _F_SET_ASIDE.finditer(text)) or (
+            _F_OVERRULE.search(text)):
+        found.append("overrule")
+    if _F_DECEIVE.search(text):
+        found.append("deceive")
+    if _F_HIDE.search(text) and _F_FACT.search(text):
+        found.append("conceal")
+    if _F_OUTFLOW.search(text):
+        found += ["outflow", "directive"]
+    return found
+
+
 def reading(text: str) -> Reading:
     """The signals in a note (text as the gate reads it: normalised, tags and emphasis removed)."""
     found: list[str] = []
@@ -821,7 +994,8 @@ def reading(text: str) -> Reading:
         found.append("scripted")
     if _TOLD_DESPITE.search(text) and "deceive" not in found:
         found.append("deceive")
-    return Reading(tuple(found))
+    found += [s for s in foreign_signals(text) if s not in found]
+    return Reading(tuple(dict.fromkeys(found)))
 
 
 def directs_for_someone_else(text: str) -> bool:
@@ -829,4 +1003,5 @@ def directs_for_someone_else(text: str) -> bool:
     return reading(text).refused
 
 
-__all__ = ["PROVIDER", "STRONG", "Reading", "directs_for_someone_else", "is_imperative_head", "reading"]
+__all__ = ["PROVIDER", "STRONG", "Reading", "directs_for_someone_else", "foreign_signals", "is_imperative_head",
+           "reading"]

@@ -103,8 +103,11 @@ def capture_note(state: MemoryState, text: str, keywords: Iterable[str] | None =
     raw_keywords = [] if keywords is None else list(keywords)
     clean_keywords = normalize_keywords(raw_keywords)
     # The policy sees every keyword the model sent, not only the three we keep.
+    # The user's other notes, most recent first: a number split across notes is still the number.
+    others = list(reversed(state.live_notes(state.clock)))
     decision = state.write_policy.check(text, raw_keywords, kind=kind, said_by_user=said_by_user,
-                                        latest_message=latest_message, from_document=from_document)
+                                        latest_message=latest_message, from_document=from_document,
+                                        others=others)
     if not decision.allowed:
         record_decision(state, text, decision)
         return decision.reason

@@ -5,6 +5,7 @@ decides, and a scope rule may make an allowed note session-only. The rules, in o
 
     shape      the note text itself (the gate's SHAPE_RULES: empty, oversized)
     content    the note and its keywords, normalised (the gate's CONTENT_RULES, first hit wins)
+    split      with the user's other notes, the note's number completes a card, IBAN or ID
     note       about the user, in the third person; stated by the user, not asked
     grounding  the note's words come from what the user said this turn
     scope      "this trip" in the user's sentence makes the note session-only
@@ -21,6 +22,8 @@ Nothing is patched. `helpers.gate.check(text, keywords)` is the shape and conten
 
 from __future__ import annotations
 
+import functools
+import itertools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -47,6 +50,7 @@ class Candidate:
     )
     latest_message: str | None = None  # the user's message that triggered the write
     from_document: bool = False  # a document or tool result arrived in this turn
+    others: tuple[str, ...] = ()  # the content of the user's other notes, most recent first
 
     @cached_property
     def content(self) -> str:
@@ -278,9 +282,137 @@ def scope_by_sentence(c: Candidate) -> str | None:
     return None
 
 
+# ---- a number split across notes ---------------------------------------------------------------
+
+MAX_OTHER_NOTES = 20  # the user's most recent notes the split-number rule reads
+MAX_OTHER_PIECES = 8  # pieces of numbers among them, most recent first
+MAX_PIECES = 4  # a number in at most four notes ("4929", "1234", "5678", "9012")
+
+# A piece of a number: groups of digits and capitals ("4929 1234", "GB29 NWBK"), two digits or more.
+_PIECE = re.compile(
+    r"(?<![\w.,:$\u20ac\u00a3\u00a5+-])(?=(?:[A-Z]*[ \t./-]*)*\d(?:[A-Z]*[ \t./-]*)*\d)"
+    r"[A-Z0-9]+(?:(?:[ \t]{1,3}|[ \t]*[-./][ \t]*)[A-Z0-9]+)*(?![\w:,]\w|%)"
+)
+# What a number that is not a piece of an account or card is followed by: money, units, counts.
+_QUANTITY_AFTER = re.compile(
+    r"^\s*(?:k\b|aud|usd|eur|gbp|jpy|nzd|cad|sgd|chf|inr|yen|euros?|dollars?|pounds?|rupees?|points|"
+    r"miles|km|kg|lbs?|cm|m\b|per\b|a night|nights?|days?|weeks?|months?|years?|hours?|hrs?|h\b|"
+    r"min\w*|am\b|pm\b|stars?|people|persons?|adults?|kids|children|bags?|pieces|st\b|nd\b|rd\b|th\b)",
+    re.IGNORECASE,
+)
+_DATE_OR_YEAR = re.compile(r"(?:19|20)\d\d|\d{1,4}[/.-]\d{1,2}(?:[/.-]\d{2,4})?")
+# The kind of number a note speaks of, and the words that say a note holds part of one.
+_CARD_CUE = re.compile(rf"\b{gate._CARD_WORDS}\b", re.IGNORECASE)
+_BANK_CUE = re.compile(r"\b(?:iban|bank|account|acct|a/c|routing|sort code|bsb|swift|bic)\b", re.IGNORECASE)
+_PART_CUE = re.compile(
+    r"#|\b(?:numbers?|no|num|nr|digits?|starts?|starting|begins?|beginning|first|second|third|fourth|"
+    r"last|final|half|part|piece|continues|continued|rest|remaining|ends?|ending|then|next|followed|"
+    r"prefix|suffix)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class _Fragment:
+    """A note that may hold part of a number: its content, its pieces, what kind it speaks of."""
+
+    content: str
+    pieces: tuple[tuple[str, ...], ...]  # each piece as its groups
+    card: bool
+    labelled: bool  # names an account or an ID document
+
+
+def _fragment(content: str) -> _Fragment | None:
+    """The note as a fragment of a number, or None: no piece, or nothing says it is part of one."""
+    pieces = []
+    for m in _PIECE.finditer(content):
+        groups = tuple(re.findall(r"[A-Z0-9]+", m.group()))
+        if _QUANTITY_AFTER.match(content[m.end():]) or _DATE_OR_YEAR.fullmatch(m.group()):
+            continue
+        if re.fullmatch(r"(?:[A-Z]{1,3}|[A-Z]\d|\d[A-Z])?\d{1,4}[A-Z]?", "".join(groups)) and not (
+                "".join(groups).isdigit()):
+            continue  # a flight, gate, seat or terminal ("QF 11", "DL706", "T3", "12A")
+        pieces.append(groups)
+    card = _CARD_CUE.search(content) is not None
+    labelled = _BANK_CUE.search(content) is not None or gate._ID_CUES.search(content) is not None
+    if not pieces or not (card or labelled or _PART_CUE.search(content)):
+        return None
+    return _Fragment(content, tuple(pieces), card, labelled)
+
+
+_fragment_of = functools.lru_cache(maxsize=4096)(_fragment)
+_content_of = functools.lru_cache(maxsize=4096)(lambda text, keywords: gate.content_of(text, keywords))
+_ID_RULES = tuple(r for r in gate.CONTENT_RULES if r.id in ("government_id", "account_number"))
+
+
+def _completes(sequence: list[tuple[_Fragment, tuple[str, ...]]]) -> bool:
+    """Do these pieces, in this order, make a card, an IBAN or an ID or account number?"""
+    groups = [g for _, piece in sequence for g in piece]
+    compact = "".join(groups)
+    if compact.isdigit() and gate._card_shaped(groups):
+        if gate.luhn_valid(compact) or any(f.card for f, _ in sequence):
+            return True
+    if re.fullmatch(r"[A-Z]{2}\d{2}[A-Z0-9]{11,30}", compact) and gate.iban_valid(compact):
+        return True
+    if sum(c.isdigit() for c in compact) >= 8:
+        for fragment, piece in sequence:
+            if not fragment.labelled:
+                continue
+            own = " ".join(piece)
+            for joined in (" ".join(groups), compact):
+                synth = fragment.content.replace(own, joined, 1)
+                if any(rule.matches(synth) for rule in _ID_RULES):
+                    return True
+    return False
+
+
+def completed_number(content: str, others: Iterable[str]) -> bool:
+    """Does a piece of this note, joined before or after pieces of the user's other notes (their
+    content, most recent first), make a card number (card-shaped: Luhn, or a card named), an IBAN
+    (mod 97) or an ID or account number (the gate's rules, reading the joined number)?
+
+    Only notes that may hold part of a number count: a piece that is not money, a time, a date, a
+    year or a flight number, in a note that names a card, an account or an ID or says it holds a
+    part ("starts", "digits", "second half"). Bounded: the last MAX_OTHER_NOTES notes, their
+    MAX_OTHER_PIECES newest pieces, numbers in at most MAX_PIECES notes.
+    """
+    new = _fragment_of(content)
+    if new is None:
+        return False
+    pool: list[tuple[_Fragment, tuple[str, ...]]] = []
+    for other in itertools.islice(others, MAX_OTHER_NOTES):
+        fragment = _fragment_of(other)
+        if fragment is not None and other != content:
+            pool += [(fragment, piece) for piece in fragment.pieces]
+    pool = pool[:MAX_OTHER_PIECES]
+    for piece in new.pieces:
+        mine = (new, piece)
+        for size in range(1, MAX_PIECES):
+            for chosen in itertools.combinations(pool, size):
+                for order in itertools.permutations((mine, *chosen)):
+                    if sum(len("".join(p)) for _, p in order) <= 34 and _completes(list(order)):
+                        return True
+    return False
+
+
+def split_number(c: Candidate) -> str | None:
+    if c.others and completed_number(c.content, c.others):
+        return (
+            "Not saved: with a number in another note this makes a card, bank or ID number. "
+            "Never save any part of such a number."
+        )
+    return None
+
+
 # ---- the policy -----------------------------------------------------------------------------
 
 NOTE_RULES: tuple[PolicyRule, ...] = (
+    PolicyRule(
+        "split_number",
+        "a note whose digits, joined to those of the user's other notes, make a card, IBAN, "
+        "ID or account number ('Card number starts 4929 1234' then '... 5678 9012')",
+        split_number,
+    ),
     PolicyRule(
         "first_person",
         "notes in the first person ('I prefer ...'): an agent's own answer, "
@@ -375,11 +507,14 @@ class WritePolicy:
         said_by_user: str | None = None,
         latest_message: str | None = None,
         from_document: bool = False,
+        others: Iterable[Any] = (),
     ) -> GateDecision:
         """Decide whether a note may be kept, and for how long. Pure and deterministic.
 
         `said_by_user` (the user's words this turn) turns grounding on; `latest_message` lets the
-        user's sentence set the scope; `from_document` says a document or tool result arrived.
+        user's sentence set the scope; `from_document` says a document or tool result arrived;
+        `others` (the user's other notes, session and stored, most recent first: MemoryNotes,
+        or texts) lets a number split across notes be seen.
         """
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, got {type(text).__name__}")
@@ -390,7 +525,8 @@ class WritePolicy:
             raise TypeError("keywords must be strings")
         if kind not in get_args(Kind):
             raise ValueError(f"kind must be one of {get_args(Kind)}, got {kind!r}")
-        candidate = Candidate(text, keywords, kind, said_by_user, latest_message, from_document)
+        candidate = Candidate(text, keywords, kind, said_by_user, latest_message, from_document,
+                              tuple(_others_content(others)))
         scope = gate.scope_of(text)  # the note's own wording: "this trip" is for this session
         allowed_reason = None
         for rule in self.rules:
@@ -416,6 +552,15 @@ class WritePolicy:
 
 
 DEFAULT_WRITE_POLICY = WritePolicy.default()
+
+
+def _others_content(others: Iterable[Any]) -> Iterable[str]:
+    """The content (text and keywords, normalised) of the first MAX_OTHER_NOTES other notes."""
+    for note in itertools.islice(others, MAX_OTHER_NOTES):
+        if isinstance(note, str):
+            yield _content_of(note, ())
+        else:
+            yield _content_of(note.text, tuple(getattr(note, "keywords", ()) or ()))
 
 
 class PolicyRefused(ValueError):
@@ -481,8 +626,10 @@ __all__ = [
     "raise_refused",
     "refused_notes",
     "refused_profile",
+    "completed_number",
     "scope_by_sentence",
     "session_sentence",
+    "split_number",
     "ungrounded",
     "ungrounded_terms",
     "unsaid_words",

@@ -109,20 +109,14 @@ def test_the_command_line_prints_the_kill_matrix_and_exits_1_on_a_survivor(capsy
     assert "NO (survives)" in out and "rendered-not-sent" in out
 
 
-# ---- a promise the library does not keep yet -----------------------------------------------------
+# ---- a promise kept since the write policy reads the user's other notes -------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the write policy judges each note alone: each half of a card number passes it "
-    "(data/evals_pending/secret_split_across_notes.json; move it to data/evals/ once fixed)",
-)
 async def test_a_card_number_split_across_two_notes_stays_out_of_memory():
-    from helpers.paths import data_dir
-
-    (scenario,) = load_scenarios(directory=data_dir() / "evals_pending")
-    result = evaluate(await run_scenario(scenario, adversary=True))
+    # Was pending (data/evals_pending/): each half passed the per-note check.
+    result = await run("secret_split_across_notes")
     assert result.passed, result.failures
+    assert result.captured == ["global: Pays for flights with her Visa"], result.captured
 
 
 async def test_forgetting_in_the_store_alone_leaves_the_history_in_the_next_call():

@@ -16,6 +16,7 @@ def test_rule_ids_hold_the_gate_table_then_the_note_grounding_and_scope_rules():
     gate_ids = [r.id for r in gate.RULES]
     assert list(P.rule_ids[: len(gate_ids)]) == gate_ids
     assert P.rule_ids[len(gate_ids) :] == (
+        "split_number",
         "first_person",
         "asked_not_stated",
         "ungrounded",
