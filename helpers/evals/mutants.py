@@ -120,6 +120,22 @@ class OldestKept(_Instructions):
             state.global_notes = kept
 
 
+class SupersededAsHistory(_Instructions):
+    """Adds the notes consolidation retired, in a section of their own ("earlier notes, replaced
+    since"): the renderer leaves them out of the memory lists, this puts them back beside them."""
+
+    handle: Any = None  # the user's store handle (set by the rewire)
+
+    async def __call__(self, ctx, agent) -> str:
+        text = await super().__call__(ctx, agent)
+        exported = json.loads(self.handle.export_json()) if self.handle is not None else {}
+        old = [n for n in exported.get("notes", []) if n.get("status") == "superseded"]
+        if not old:
+            return text
+        lines = "\n".join(f"- [{n['observed_at'][:10]}] {n['text']}" for n in old)
+        return f"{text}\n\n<earlier_notes>\nEarlier notes, replaced since:\n{lines}\n</earlier_notes>"
+
+
 def _instructions(kind: type[_Instructions]):
     def rewire(session: Any, store: Any, scenario: Scenario) -> None:
         session.agent = session.agent.clone(instructions=kind(session.agent.instructions))
@@ -158,6 +174,44 @@ def _load_superseded_too(session: Any, store: Any, scenario: Scenario) -> None:
             data = {k: v for k, v in n.items() if k not in ("session_id", "superseded_at")}
             note = MemoryNote.from_dict({**data, "status": "active", "superseded_by": None})
             session.state.global_notes.append(note)
+
+
+def _superseded_beside_memory(session: Any, store: Any, scenario: Scenario) -> None:
+    instructions = SupersededAsHistory(session.agent.instructions)
+    instructions.handle = session.memory
+    session.agent = session.agent.clone(instructions=instructions)
+
+
+def _resume_staged_by_session_id(session: Any, store: Any, scenario: Scenario) -> None:
+    """Resumes the session's unfinished notes by session id alone, whoever staged them: the
+    notes another user staged under the same id (two sessions opened in the same second) join
+    this user's session."""
+    for n in scenario.neighbours:
+        if (n["tenant"], n["user"]) != (scenario.tenant, scenario.user):
+            other = store.for_user(n["tenant"], n["user"])
+            session.state.session_notes += other.staged_notes(session.session_id)
+
+
+def _memory_in_the_input_too(session: Any, store: Any, scenario: Scenario) -> None:
+    """Sends the memory lists twice: in the system prompt, and again as a system message at the
+    head of every model call's input (a second injection point, the prompt left as it was)."""
+    instructions, inner = session.agent.instructions, session.run_config.call_model_input_filter
+
+    def filter_(data):
+        filtered = inner(data) if inner is not None else data.model_data
+        last = instructions.last
+        memory = [v for k, v in (last.sections.items() if last else []) if k.endswith("_memory")]
+        extra = [{"role": "system", "content": "\n\n".join(memory)}] if memory else []
+        return replace(filtered, input=extra + list(filtered.input))
+
+    session.run_config = replace(session.run_config, call_model_input_filter=filter_)
+
+
+async def _forget_keeps_history(session: Any, matching: str) -> None:
+    """Erases from the store and from the session's memory lists, but not from its history: the
+    turns that named what was forgotten are still sent to the model."""
+    session.memory.forget(matching=matching)
+    session._drop_erased()
 
 
 async def _forget_in_store_only(session: Any, matching: str) -> None:
@@ -241,6 +295,29 @@ class PlanDropsAFact(_Wrapped):
         return replace(response, output=[item.model_copy(update={"content": [text]})])
 
 
+class _GateOffForDocuments:
+    """The write policy, except that a note written after a document (a web page, a tool result)
+    is let through unchecked: "the user asked us to read it"."""
+
+    def __init__(self, inner: Any):
+        self.inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def check(self, text: str, keywords: Any = None, **kwargs: Any) -> Any:
+        decision = self.inner.check(text, keywords, **kwargs)
+        if kwargs.get("from_document") and not decision.allowed:
+            return replace(decision, allowed=True, rule=None, reason="OK: from a document")
+        return decision
+
+
+def _gate_off_for_documents() -> RunOptions:
+    from helpers.write_policy import DEFAULT_WRITE_POLICY
+
+    return RunOptions(write_policy=_GateOffForDocuments(DEFAULT_WRITE_POLICY))
+
+
 # ---- the mutants ---------------------------------------------------------------------------------
 
 REVERSED_POLICY = MEMORY_POLICY.replace(
@@ -249,6 +326,10 @@ REVERSED_POLICY = MEMORY_POLICY.replace(
     "2. SESSION memory wins over GLOBAL memory.", "2. GLOBAL memory wins over SESSION memory."
 ).replace("3. Within one list, the newest note wins.", "3. Within one list, the oldest note wins.")
 assert REVERSED_POLICY != MEMORY_POLICY
+# The policy with its conflict rules cut out: a model must guess which note wins.
+_RULES = MEMORY_POLICY[MEMORY_POLICY.index("When they conflict:"):MEMORY_POLICY.index("Ask ONE")]
+UNORDERED_POLICY = MEMORY_POLICY.replace(_RULES, "")
+assert UNORDERED_POLICY != MEMORY_POLICY and "newest note wins" not in UNORDERED_POLICY
 
 
 @dataclass(frozen=True)
@@ -295,6 +376,9 @@ MUTANTS: dict[str, Mutant] = {
                "renderer never sees one (a second, independent guard)"),
         Mutant("expired-served", "the store serves expired notes as live",
                options_without("expiry")),
+        Mutant("expiry-ignored", "neither the store nor the renderer reads expiry dates: an "
+               "expired wish steers the search", replace(
+                   options_without("expiry"), rewire=_instructions(IgnoresExpiry))),
         Mutant("superseded-rendered", "superseded notes are loaded beside the note that "
                "replaced them", _rewired(_load_superseded_too)),
         Mutant("gate-off", "notes are saved without the write policy's safety rules",
@@ -317,6 +401,22 @@ MUTANTS: dict[str, Mutant] = {
                RunOptions(forget=_forget_in_store_only)),
         Mutant("memory-injected-twice", "memory is injected twice (double the token cost)",
                _rewired(_instructions(MemoryTwice))),
+        Mutant("memory-in-input-too", "the memory lists are also sent in every call's input "
+               "(each turn pays for memory twice)", _rewired(_memory_in_the_input_too)),
+        Mutant("precedence-unstated", "the policy states no rule for conflicts (which note "
+               "wins is left to the model)", policy=Policy(text=UNORDERED_POLICY)),
+        Mutant("session-notes-hidden", "session notes reach the prompt only after trimming: "
+               "a one-off said this session is not in the next call", policy=Policy(
+                   session_notes="after_trim")),
+        Mutant("superseded-beside-memory", "retired notes are rendered in a section of their "
+               "own beside the memory lists", _rewired(_superseded_beside_memory)),
+        Mutant("session-resumed-by-id", "unfinished session notes are resumed by session id "
+               "alone: another user's, staged under the same id, join this session",
+               _rewired(_resume_staged_by_session_id)),
+        Mutant("gate-off-for-documents", "notes written after a document skip the write policy",
+               _gate_off_for_documents()),
+        Mutant("forget-keeps-history", "forget erases the store and the memory lists, but the "
+               "history still names what was forgotten", RunOptions(forget=_forget_keeps_history)),
     ]
 }
 
@@ -347,6 +447,24 @@ async def first_kill(
         if not result.passed:
             return scenario.name, result.failures
     return None
+
+
+async def kills(
+    mutant: Mutant, scenarios: Iterable[Scenario] | None = None, *, at_least: int = 2
+) -> list[str]:
+    """The scenarios whose must-checks fail on the mutant, stopping once `at_least` are found:
+    a promise checked by one scenario only hides a regression whenever that scenario is
+    wrong or flaky."""
+    found = []
+    for scenario in scenarios if scenarios is not None else load_scenarios():
+        outcome = await run_scenario(
+            scenario, adversary=True, options=mutant.options, policy=mutant.policy
+        )
+        if not evaluate(outcome).passed:
+            found.append(scenario.name)
+            if len(found) >= at_least:
+                break
+    return found
 
 
 def _equivalent(name: str) -> bool:
@@ -397,7 +515,9 @@ __all__ = [
     "MUTANTS",
     "Mutant",
     "first_kill",
+    "kills",
     "REVERSED_POLICY",
+    "UNORDERED_POLICY",
     "kill_matrix",
     "killed_by",
     "run_mutants",
