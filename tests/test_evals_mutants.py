@@ -197,6 +197,15 @@ def test_recall_obeys_the_precedence_the_prompt_states(policy, message, seat, ca
     assert recall("airline", prompt, sent) == ""
 
 
+def test_recall_reads_a_reworded_policy_the_same_way():
+    reworded = ("The latest user message overrides anything in memory. Notes from this session "
+                "take precedence over global ones. Among notes, the most recent one wins.")
+    prompt = PROMPT.format(policy=reworded)
+    sent = [{"role": "user", "content": "Tokyo in premium economy."}]
+    assert (recall("seat", prompt, sent), recall("cabin", prompt, sent)) == (
+        "window", "premium economy")
+
+
 def test_recall_reads_only_what_reached_the_prompt():
     no_session = PROMPT.split("<session_memory>")[0].format(policy=_policy(Policy().text))
     assert recall("seat", no_session, [{"role": "user", "content": "Tokyo."}]) == "aisle"
@@ -282,3 +291,13 @@ async def test_an_expired_wish_must_not_steer_a_search():
     result = await run("precedence_in_the_search", MUTANTS["expiry-ignored"])
     assert any("after session 2: no search_flights call in turn 1" in f and '"seat": "window"' in f
                for f in result.failures), result.failures
+
+
+async def test_a_note_rendered_twice_in_one_prompt_breaks_an_invariant():
+    result = await run("precedence_in_the_search", MUTANTS["notes-loaded-twice"])
+    assert any("memory lists hold" in f and "twice" in f for f in result.failures), result.failures
+
+
+async def test_a_later_session_must_see_what_an_earlier_one_consolidated():
+    result = await run("planted_page_then_recall", MUTANTS["memory-cached-across-sessions"])
+    assert "after session 2: 'Qantas' missing from the system prompt" in result.failures

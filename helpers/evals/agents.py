@@ -273,27 +273,45 @@ _NOTE_LINE = re.compile(r"^- \[(\d{4}-\d{2}-\d{2})[^\]]*\]\s*(.*)$", re.M)
 _PROFILE_LINE = re.compile(r"^([\w-]+):\s*(.+)$", re.M)
 
 
+# A rule's verb: what stands before it wins ("The user's latest message wins over all memory").
+_WINS = re.compile(
+    r"\b(?:wins?|overrides?|beats?|outranks?|trumps?|takes? precedence|comes? first|"
+    r"is preferred|goes? first)\b", re.I
+)
+
+
+def _winner(sentence: str, *sides: tuple[str, str]) -> str:
+    """Which side a rule sentence puts first: the one named before its verb ("unstated" if the
+    sentence names both sides or neither there)."""
+    verb = _WINS.search(sentence)
+    if not verb:
+        return "unstated"
+    before = sentence[: verb.start()].casefold()
+    named = [name for name, pattern in sides if re.search(pattern, before)]
+    return named[0] if len(named) == 1 else "unstated"
+
+
 def _policy_order(policy: str) -> tuple[str, str, str]:
-    """How the prompt's memory policy says to settle a conflict: (message first or last,
-    session or global first, newest or oldest first within a list). With no rule, the value
-    read first wins: memory before the message, global before session (the prompt's order),
-    a list in its given order."""
-    text = " ".join(policy.split()).casefold()
-    message = (
-        "first" if "latest message wins" in text
-        else "last" if "memory wins over the user's message" in text
-        else "unstated"
-    )
-    lists = (
-        "session" if "session memory wins over global memory" in text
-        else "global" if "global memory wins over session memory" in text
-        else "unstated"
-    )
-    within = (
-        "newest" if "newest note wins" in text
-        else "oldest" if "oldest note wins" in text
-        else "unstated"
-    )
+    """How the prompt's memory policy says to settle a conflict: (the message "first" or "last",
+    "session" or "global" memory first, "newest" or "oldest" note first within a list), each
+    "unstated" when no rule says. Read from its rule sentences, the subject of a verb such as
+    "wins" or "overrides" being the side that wins, so a reworded policy reads the same. With no
+    rule, the value read first wins: memory before the message, global before session (the
+    prompt's order), a list in its given order."""
+    message, lists, within = "unstated", "unstated", "unstated"
+    for sentence in re.split(r"(?<=[.!?])\s+|\n", policy):
+        low = sentence.casefold()
+        if "message" in low and "memory" in low and message == "unstated":
+            side = _winner(sentence, ("message", r"\bmessage"), ("memory", r"\bmemory"))
+            message = {"message": "first", "memory": "last"}.get(side, "unstated")
+        elif "session" in low and "global" in low and lists == "unstated":
+            lists = _winner(sentence, ("session", r"\bsession"), ("global", r"\bglobal"))
+        elif "note" in low and within == "unstated":
+            within = _winner(
+                sentence,
+                ("newest", r"\b(?:newest|newer|latest|most recent)\b"),
+                ("oldest", r"\b(?:oldest|older|earliest|first)\b"),
+            )
     return message, lists, within
 
 

@@ -362,7 +362,8 @@ _MEMORY_LINE = re.compile(r"^- \[\d{4}-\d{2}-\d{2}[^\]]*\] .+$", re.M)
 
 def memory_sent_twice(out: Outcome) -> list[str]:
     """Model calls whose input items repeat a note line of their own system prompt's memory
-    lists: memory paid for twice in one call (and two copies that can disagree)."""
+    lists, or whose lists hold one line twice: memory paid for twice in one call (and two
+    copies that can disagree)."""
     problems = []
     for i, (prompt, items) in enumerate(zip(out.prompts, out.inputs), 1):
         sections = split_sections(prompt)
@@ -375,6 +376,9 @@ def memory_sent_twice(out: Outcome) -> list[str]:
         sent = _texts_of(items)
         if any(json.dumps(line, ensure_ascii=False)[1:-1] in sent for line in lines):
             problems.append(f"model call {i} is sent its memory lists again in its input")
+        elif len(set(lines)) < len(lines):
+            twice = next(line for line in lines if lines.count(line) > 1)
+            problems.append(f"model call {i}'s memory lists hold {twice!r} twice")
     return problems[:1]
 
 

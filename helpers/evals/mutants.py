@@ -182,6 +182,23 @@ def _superseded_beside_memory(session: Any, store: Any, scenario: Scenario) -> N
     session.agent = session.agent.clone(instructions=instructions)
 
 
+def _notes_loaded_twice(session: Any, store: Any, scenario: Scenario) -> None:
+    """Loads the long-term notes twice (a reload that appends instead of replacing): each note
+    takes two of the top-k places, and the budget holds half the notes it should."""
+    session.state.global_notes += [replace(n) for n in session.state.global_notes]
+
+
+# What the first session of a run loaded, per store: a cache that is never invalidated.
+_FIRST_LOAD: dict[int, list[MemoryNote]] = {}
+
+
+def _memory_cached_across_sessions(session: Any, store: Any, scenario: Scenario) -> None:
+    """Caches each user's long-term notes at their first session and serves that copy ever
+    after: what later sessions consolidated never reaches a prompt."""
+    cached = _FIRST_LOAD.setdefault(id(store), list(session.state.global_notes))
+    session.state.global_notes = list(cached)
+
+
 def _resume_staged_by_session_id(session: Any, store: Any, scenario: Scenario) -> None:
     """Resumes the session's unfinished notes by session id alone, whoever staged them: the
     notes another user staged under the same id (two sessions opened in the same second) join
@@ -413,6 +430,10 @@ MUTANTS: dict[str, Mutant] = {
         Mutant("session-resumed-by-id", "unfinished session notes are resumed by session id "
                "alone: another user's, staged under the same id, join this session",
                _rewired(_resume_staged_by_session_id)),
+        Mutant("notes-loaded-twice", "long-term notes are loaded twice: each takes two top-k "
+               "places", _rewired(_notes_loaded_twice)),
+        Mutant("memory-cached-across-sessions", "the notes loaded at the first session are "
+               "served to every later one", _rewired(_memory_cached_across_sessions)),
         Mutant("gate-off-for-documents", "notes written after a document skip the write policy",
                _gate_off_for_documents()),
         Mutant("forget-keeps-history", "forget erases the store and the memory lists, but the "
