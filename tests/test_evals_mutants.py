@@ -73,6 +73,16 @@ async def test_a_mutant_that_breaks_nothing_survives_and_the_matrix_says_so():
     assert "NO (survives)" in kill_matrix(results)
 
 
+async def test_the_matrix_names_a_mutant_killed_by_one_scenario_only():
+    two = [SCENARIOS["cold_start"], SCENARIOS["precedence_in_the_search"]]
+    results = await run_mutants([MUTANTS["precedence-reversed"]], two)
+    assert "1/1 mutants killed (0 equivalent not counted); killed by one scenario only: " \
+        "precedence-reversed" in kill_matrix(results)
+    results = await run_mutants([MUTANTS["precedence-reversed"]],
+                                [*two, SCENARIOS["this_time_vs_from_now_on"]])
+    assert "1/1 mutants killed, each by at least two scenarios" in kill_matrix(results)
+
+
 async def test_the_real_configuration_passes_every_strengthened_scenario():
     for name in ("this_time_vs_from_now_on", "long_memory_newest_fact", "forget_mid_session",
                  "precedence_in_the_search", "hotel_budget_among_many_notes",

@@ -6,7 +6,10 @@
 Memory checks read every field of a note that reaches a prompt (text, keywords, kind) and the
 profile, so a plant through a keyword is as visible as one through the text. Every scenario
 also checks invariants: no errors, no cross-user leakage, nothing deleted, every note with
-provenance, no note superseded by an older one.
+provenance, no note superseded by an older one, and memory paid for once per model call (no
+section twice, no note line twice, the memory lists not sent again in the input). Token cost
+is checked per call (`max_prompt_tokens`, `max_memory_tokens`) and per user turn
+(`max_turn_input_tokens`, every call of the turn).
 """
 
 from __future__ import annotations

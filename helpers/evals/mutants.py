@@ -11,7 +11,11 @@ passes every scenario with the real configuration), so a run needs no model and 
     python -m helpers.evals --mutants        the kill matrix: which scenario kills which mutant
 
 A mutant is killed when at least one must-check (or invariant) of some scenario fails on it.
-A mutant no scenario kills is a promise the evals cannot see being broken.
+A mutant no scenario kills is a promise the evals cannot see being broken; one that a single
+scenario kills is a promise one wrong or flaky scenario can hide, so the tests ask for two.
+Precedence is checked as behaviour: the replay's searches `recall` their arguments from what
+each call was sent (helpers.evals.agents.recall), so a mutant that changes the prompt changes
+the search.
 """
 
 from __future__ import annotations
@@ -520,10 +524,13 @@ def kill_matrix(results: dict[str, SuiteResult], *, reasons: bool = False) -> st
     lines += [f"equivalent {m}: {MUTANTS[m].equivalent}" for m in results if _equivalent(m)]
     survivors = [m for m, s in results.items() if not killed_by(s) and not _equivalent(m)]
     live = [m for m in results if not _equivalent(m)]
+    once = [m for m in live if len(killed_by(results[m])) == 1]
     lines.append(
         f"{len(live) - len(survivors)}/{len(live)} mutants killed"
-        f" ({len(results) - len(live)} equivalent not counted)"
+        + ("" if once or survivors or not live else ", each by at least two scenarios")
+        + f" ({len(results) - len(live)} equivalent not counted)"
         + (f"; surviving: {', '.join(survivors)}" if survivors else "")
+        + (f"; killed by one scenario only: {', '.join(once)}" if once else "")
     )
     if reasons:
         for name, suite in results.items():
