@@ -311,3 +311,11 @@ async def test_a_note_rendered_twice_in_one_prompt_breaks_an_invariant():
 async def test_a_later_session_must_see_what_an_earlier_one_consolidated():
     result = await run("planted_page_then_recall", MUTANTS["memory-cached-across-sessions"])
     assert "after session 2: 'Qantas' missing from the system prompt" in result.failures
+
+
+@pytest.mark.parametrize("name", ["cold_start", "oversized_tool_result"])
+async def test_an_empty_memory_is_shown_empty_not_filled_with_defaults(name):
+    result = await run(name, MUTANTS["empty-memory-filled"])
+    assert any("- (none)' missing from the system prompt" in f for f in result.failures), (
+        result.failures
+    )

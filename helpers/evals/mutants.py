@@ -186,6 +186,15 @@ def _superseded_beside_memory(session: Any, store: Any, scenario: Scenario) -> N
     session.agent = session.agent.clone(instructions=instructions)
 
 
+def _starter_memory_when_empty(session: Any, store: Any, scenario: Scenario) -> None:
+    """A user with no notes gets the course's example notes as "starter memory": empty memory
+    is filled with someone else's defaults instead of shown as empty."""
+    if not session.state.global_notes:
+        from helpers.state import load_example_state
+
+        session.state.global_notes = list(load_example_state().global_notes)
+
+
 def _notes_loaded_twice(session: Any, store: Any, scenario: Scenario) -> None:
     """Loads the long-term notes twice (a reload that appends instead of replacing): each note
     takes two of the top-k places, and the budget holds half the notes it should."""
@@ -434,6 +443,8 @@ MUTANTS: dict[str, Mutant] = {
         Mutant("session-resumed-by-id", "unfinished session notes are resumed by session id "
                "alone: another user's, staged under the same id, join this session",
                _rewired(_resume_staged_by_session_id)),
+        Mutant("empty-memory-filled", "a user with no notes is given starter notes (the course's "
+               "example user's) instead of an empty memory", _rewired(_starter_memory_when_empty)),
         Mutant("notes-loaded-twice", "long-term notes are loaded twice: each takes two top-k "
                "places", _rewired(_notes_loaded_twice)),
         Mutant("memory-cached-across-sessions", "the notes loaded at the first session are "
