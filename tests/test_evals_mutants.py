@@ -319,3 +319,18 @@ async def test_an_empty_memory_is_shown_empty_not_filled_with_defaults(name):
     assert any("- (none)' missing from the system prompt" in f for f in result.failures), (
         result.failures
     )
+
+
+async def test_a_model_that_echoes_a_note_is_not_memory_sent_twice():
+    from helpers.evals.checks import memory_sent_twice
+
+    outcome = await run_scenario(SCENARIOS["forget_mid_session"], adversary=True)
+    session = outcome.sessions[0]
+    line = next(x for x in session.prompts[-1].splitlines() if x.startswith("- [2026-03-14]"))
+    echoed = {"role": "assistant", "type": "message", "content": [{"type": "output_text",
+                                                                   "text": line}]}
+    session.inputs[-1] = [*session.inputs[-1], echoed]
+    assert memory_sent_twice(outcome) == []
+    session.inputs[-1] = [{"role": "system", "content": line}, *session.inputs[-1]]
+    assert memory_sent_twice(outcome) == [
+        f"model call {len(outcome.prompts)} is sent its memory lists again in its input"]

@@ -364,8 +364,8 @@ _MEMORY_LINE = re.compile(r"^- \[\d{4}-\d{2}-\d{2}[^\]]*\] .+$", re.M)
 
 
 def memory_sent_twice(out: Outcome) -> list[str]:
-    """Model calls whose input items repeat a note line of their own system prompt's memory
-    lists, or whose lists hold one line twice: memory paid for twice in one call (and two
+    """Model calls whose input messages (system, developer, user) repeat a note line of their
+    own system prompt's memory lists, or whose lists hold one line twice: memory paid for twice in one call (and two
     copies that can disagree)."""
     problems = []
     for i, (prompt, items) in enumerate(zip(out.prompts, out.inputs), 1):
@@ -376,7 +376,12 @@ def memory_sent_twice(out: Outcome) -> list[str]:
             if re.sub(r"_\d+$", "", name) in MEMORY_SECTIONS
             for line in _MEMORY_LINE.findall(body)
         ]
-        sent = _texts_of(items)
+        # What the app put in the input (system, developer and user messages), not what the
+        # model said or a tool returned: a model that echoes a note is a should, not a config.
+        sent = _texts_of([
+            i for i in items
+            if isinstance(i, dict) and i.get("role") in ("system", "developer", "user")
+        ])
         if any(json.dumps(line, ensure_ascii=False)[1:-1] in sent for line in lines):
             problems.append(f"model call {i} is sent its memory lists again in its input")
         elif len(set(lines)) < len(lines):
