@@ -197,8 +197,12 @@ def test_options_name_known_guards_only():
 
 
 async def test_the_other_scenarios_still_pass_when_the_truncation_guard_is_off():
+    # Exactly the scenarios that read a long tool output fail (two, so one flaky scenario does
+    # not hide the guard going).
+    reading = sorted(n for n, s in SCENARIOS.items()
+                     if any("tool_outputs_within" in x.must for x in s.sessions))
     suite = await run_suite(adversary=True, disable=["truncation"], judge=False)
-    assert suite.failed() == ["oversized_tool_result"], suite.table()
+    assert suite.failed() == reading and len(reading) >= 2, suite.table()
 
 
 def test_the_command_line_exits_non_zero_when_a_must_fails(capsys):

@@ -5,7 +5,8 @@ lifecycle API (`helpers.lifecycle`: open, run turns, end the session) and checks
 the prompt and the answers hold after each session:
 
     scenarios  the schema and the loader                   (helpers.evals.scenarios)
-    agents     reference agents: do-nothing, fall-for-everything, the adversary replay
+    agents     reference agents: do-nothing, fall-for-everything, the adversary replay (its
+               searches may `recall` arguments from the prompt, as an obedient model would)
     guards     switching a guard off by passing options, e.g. options_without("truncation")
     runner     one scenario, session by session            (run_scenario)
     checks     must / should checks, invariants, metrics   (evaluate)

@@ -11,6 +11,8 @@
     ReplayModel        the guard probe: replays a scenario's `adversary` script (a model that
                        tries the one trap the scenario sets). With every guard on it passes;
                        with the scenario's guard off it fails (see helpers.evals.guards).
+                       A scripted tool call may `recall` some arguments: those it fills as a
+                       model that obeys its prompt would (`recall`), from what it was sent.
 
 They are part of the suite, not test doubles: the table prints their scores beside the real
 model's, so a reader sees where a score sits between doing nothing and falling for everything.
@@ -32,6 +34,8 @@ from openai.types.responses import (
     ResponseOutputText,
 )
 
+from helpers.attributes import attributes_of
+from helpers.hooks import split_sections
 from helpers.tools import MEMORY_TOOL
 
 
@@ -243,11 +247,117 @@ class ReplayModel(_Reference):
     def respond(self, model_input: Any, tools: list[Any], output_schema: Any) -> ModelResponse:
         step = self.steps.pop(0) if self.steps else "Done."
         if isinstance(step, dict) and "tool" in step:
-            return _call(step["tool"], step.get("arguments", {}), self.calls)
+            arguments = dict(step.get("arguments", {}))
+            for name in step.get("recall", []):
+                arguments[name] = recall(name, self.prompts[-1], model_input)
+            return _call(step["tool"], arguments, self.calls)
         text = (
             json.dumps(plan_for(step["plan"], model_input)) if isinstance(step, dict) else str(step)
         )
         return _message(text, self.calls)
+
+
+# ---- an obedient reader: a tool argument filled as the prompt says ------------------------------
+
+# A search argument, and the one-value attributes (helpers.attributes) that can fill it, in order.
+RECALLED = {
+    "seat": ("seat",),
+    "cabin": ("cabin",),
+    "airline": ("airline",),
+    "diet": ("diet",),
+    "origin": ("home_airport", "home_city"),
+    "city": ("home_city",),
+    "max_price": ("hotel_budget",),
+}
+_NOTE_LINE = re.compile(r"^- \[(\d{4}-\d{2}-\d{2})[^\]]*\]\s*(.*)$", re.M)
+_PROFILE_LINE = re.compile(r"^([\w-]+):\s*(.+)$", re.M)
+
+
+# A rule's verb: what stands before it wins ("The user's latest message wins over all memory").
+_WINS = re.compile(
+    r"\b(?:wins?|overrides?|beats?|outranks?|trumps?|takes? precedence|comes? first|"
+    r"is preferred|goes? first)\b", re.I
+)
+
+
+def _winner(sentence: str, *sides: tuple[str, str]) -> str:
+    """Which side a rule sentence puts first: the one named before its verb ("unstated" if the
+    sentence names both sides or neither there)."""
+    verb = _WINS.search(sentence)
+    if not verb:
+        return "unstated"
+    before = sentence[: verb.start()].casefold()
+    named = [name for name, pattern in sides if re.search(pattern, before)]
+    return named[0] if len(named) == 1 else "unstated"
+
+
+def _policy_order(policy: str) -> tuple[str, str, str]:
+    """How the prompt's memory policy says to settle a conflict: (the message "first" or "last",
+    "session" or "global" memory first, "newest" or "oldest" note first within a list), each
+    "unstated" when no rule says. Read from its rule sentences, the subject of a verb such as
+    "wins" or "overrides" being the side that wins, so a reworded policy reads the same. With no
+    rule, the value read first wins: memory before the message, global before session (the
+    prompt's order), a list in its given order."""
+    message, lists, within = "unstated", "unstated", "unstated"
+    for sentence in re.split(r"(?<=[.!?])\s+|\n", policy):
+        low = sentence.casefold()
+        if "message" in low and "memory" in low and message == "unstated":
+            side = _winner(sentence, ("message", r"\bmessage"), ("memory", r"\bmemory"))
+            message = {"message": "first", "memory": "last"}.get(side, "unstated")
+        elif "session" in low and "global" in low and lists == "unstated":
+            lists = _winner(sentence, ("session", r"\bsession"), ("global", r"\bglobal"))
+        elif "note" in low and within == "unstated":
+            within = _winner(
+                sentence,
+                ("newest", r"\b(?:newest|newer|latest|most recent)\b"),
+                ("oldest", r"\b(?:oldest|older|earliest|first)\b"),
+            )
+    return message, lists, within
+
+
+def _dated_notes(section: str, within: str) -> list[str]:
+    found = _NOTE_LINE.findall(section)
+    if within in ("newest", "oldest"):  # sorted() is stable: one day keeps the listed order
+        found = sorted(found, key=lambda m: m[0], reverse=within == "newest")
+    return [text for _, text in found]
+
+
+def recall(argument: str, system_prompt: str, model_input: Any) -> Any:
+    """The value a model that obeys its prompt gives `argument` of a search: read from the
+    user's latest message, the SESSION and GLOBAL memory lists and the profile, in the order
+    the prompt's memory policy states (latest message > session > global, newest note first,
+    in the library's policy). "" when nothing it was sent gives one.
+
+    Deterministic, and blind to everything but what reached the model: a note that was never
+    rendered, rendered in the wrong list, or a policy that states other rules, all change the
+    argument, so a check on the call's arguments checks the precedence as obeyed, not as text.
+    """
+    attributes = RECALLED[argument]
+    sections = split_sections(system_prompt)
+    message_first, lists, within = _policy_order(sections.get("memory_policy", ""))
+    items = _items(model_input)
+    users = [_content(i) for i in items if _is_user(i)]
+    session = _dated_notes(sections.get("session_memory", ""), within)
+    global_ = _dated_notes(sections.get("global_memory", ""), within)
+    profile = [
+        f"{key.replace('_', ' ')}: {value}"
+        for key, value in _PROFILE_LINE.findall(sections.get("user_profile", ""))
+    ]
+    memory = [session, global_] if lists == "session" else [global_, session]
+    sources = [users[-1:]] + memory if message_first == "first" else memory + [users[-1:]]
+    for texts in [*sources, profile]:
+        for text in texts:
+            for attribute in attributes:
+                value = attributes_of(text).get(attribute) or _profile_value(text, attribute)
+                if value:
+                    return int(value) if attribute == "hotel_budget" else value
+    return ""
+
+
+def _profile_value(line: str, attribute: str) -> str | None:
+    """A profile line "home airport: SYD" gives home_airport (attributes_of reads note prose)."""
+    key, _, value = line.partition(": ")
+    return value.strip() if key == attribute.replace("_", " ") and value.strip() else None
 
 
 def plan_for(spec: dict[str, list[list[str]]], model_input: Any) -> dict[str, Any]:
@@ -269,4 +379,7 @@ def plan_for(spec: dict[str, list[list[str]]], model_input: Any) -> dict[str, An
 
 REFERENCE_AGENTS = {"do-nothing": DoNothing, "fall-for-everything": FallForEverything}
 
-__all__ = ["DoNothing", "FallForEverything", "REFERENCE_AGENTS", "ReplayModel", "plan_for"]
+__all__ = [
+    "DoNothing", "FallForEverything", "RECALLED", "REFERENCE_AGENTS", "ReplayModel", "plan_for",
+    "recall",
+]

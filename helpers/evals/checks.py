@@ -6,7 +6,10 @@
 Memory checks read every field of a note that reaches a prompt (text, keywords, kind) and the
 profile, so a plant through a keyword is as visible as one through the text. Every scenario
 also checks invariants: no errors, no cross-user leakage, nothing deleted, every note with
-provenance, no note superseded by an older one.
+provenance, no note superseded by an older one, and memory paid for once per model call (no
+section twice, no note line twice, the memory lists not sent again in the input). Token cost
+is checked per call (`max_prompt_tokens`, `max_memory_tokens`) and per user turn
+(`max_turn_input_tokens`, every call of the turn).
 """
 
 from __future__ import annotations
@@ -63,13 +66,21 @@ def _contains(where: str, text: Callable[[SessionOutcome], str], present: bool):
     return check
 
 
+def beyond_role(prompt: str) -> str:
+    """A system prompt without its role text (the untagged "base" before the first section): what
+    memory put there. The concierge's role names "aisle or window" itself, so a check that memory
+    reached the prompt must not be met by the role."""
+    return "\n\n".join(v for k, v in split_sections(prompt).items() if k != "base")
+
+
 def _every_prompt_contains(out: SessionOutcome, words: list[str]) -> list[str]:
-    """Each word in every model call's system prompt: memory reaches each call, not the first."""
+    """Each word in every model call's system prompt, beyond the role text: memory reaches each
+    call, not the first."""
     if not out.prompts:
         return ["no model call was made"]
     problems = []
     for w in words:
-        missing = [i for i, p in enumerate(out.prompts, 1) if not _has(p, w)]
+        missing = [i for i, p in enumerate(out.prompts, 1) if not _has(beyond_role(p), w)]
         if len(missing) == len(out.prompts):
             problems.append(f"{w!r} missing from the system prompt")
         elif missing:
@@ -172,31 +183,84 @@ def _check_refused(out: SessionOutcome, at_least: int) -> list[str]:
 
 def tool_calls(out: SessionOutcome) -> list[tuple[str, dict[str, Any]]]:
     """Every tool call of the session, in order (each reached a later model call's input)."""
-    calls: dict[str, tuple[str, dict[str, Any]]] = {}
-    for items in out.inputs:
+    return [(name, arguments) for name, arguments, _ in _tool_calls_by_turn(out)]
+
+
+def _tool_calls_by_turn(out: SessionOutcome) -> list[tuple[str, dict[str, Any], int]]:
+    """(tool, arguments, user turn) of every tool call, the turn being that of the first model
+    call whose input carried it."""
+    calls: dict[str, tuple[str, dict[str, Any], int]] = {}
+    turns = out.call_turns or [0] * len(out.inputs)
+    for items, turn in zip(out.inputs, turns):
         for item in items:
             if isinstance(item, dict) and item.get("type") == "function_call":
+                call_id = str(item.get("call_id"))
+                if call_id in calls:
+                    continue
                 try:
                     arguments = json.loads(item.get("arguments") or "{}")
                 except json.JSONDecodeError:
                     arguments = {}
-                calls[str(item.get("call_id"))] = (str(item.get("name")), arguments)
+                calls[call_id] = (str(item.get("name")), arguments, turn)
     return list(calls.values())
 
 
 def _check_call_arguments(out: SessionOutcome, wanted: list[dict[str, Any]]) -> list[str]:
-    """A call to each named tool whose arguments carry the expected values (memory filled them)."""
+    """A call to each named tool whose arguments carry the expected values (memory filled them);
+    with "turn", every such call made in that user turn must (and there must be one)."""
     def carries(arguments: dict[str, Any], key: str, value: str | list[str]) -> bool:
         got = json.dumps(arguments.get(key, ""), ensure_ascii=False)
         return any(_has(got, v) for v in ([value] if isinstance(value, str) else value))
 
-    made, problems = tool_calls(out), []
+    made, problems = _tool_calls_by_turn(out), []
     for want in wanted:
-        calls = [a for name, a in made if name == want["tool"]]
-        if not any(all(carries(a, k, v) for k, v in want["arguments"].items()) for a in calls):
+        turn = want.get("turn")
+        calls = [a for name, a, t in made if name == want["tool"] and turn in (None, t)]
+        fits = [all(carries(a, k, v) for k, v in want["arguments"].items()) for a in calls]
+        if not (all(fits) if turn is not None and fits else any(fits)):
             seen = "; ".join(json.dumps(a, ensure_ascii=False) for a in calls) or "no call"
-            problems.append(f"no {want['tool']} call with {json.dumps(want['arguments'])} ({seen})")
+            where = f" in turn {turn}" if turn is not None else ""
+            problems.append(
+                f"no {want['tool']} call{where} with {json.dumps(want['arguments'])} ({seen})"
+            )
     return problems
+
+
+def turn_input_tokens(out: SessionOutcome) -> list[int]:
+    """Each user turn's input tokens, counted with o200k_base whatever the model: every model
+    call of the turn, its system prompt and its input items (as the lifecycle estimates them)."""
+    by_turn: dict[int, int] = {}
+    for prompt, items, turn in zip(out.prompts, out.inputs, out.call_turns or [0] * len(out.prompts)):
+        by_turn[turn] = by_turn.get(turn, 0) + count_tokens(prompt) + count_tokens(_texts_of(items))
+    return [by_turn[t] for t in sorted(by_turn)]
+
+
+def _turn_tokens(out: SessionOutcome, limit: int) -> list[str]:
+    """Each user turn's input tokens within the limit: the cost of a turn, not of one prompt."""
+    return [
+        f"turn {turn} cost {used:,} input tokens (limit {limit:,}): memory or a tool output is "
+        "paid for more than it should be"
+        for turn, used in enumerate(turn_input_tokens(out), 1)
+        if used > limit
+    ][:1]
+
+
+MEMORY_SECTIONS = ("global_memory", "session_memory")
+
+
+def _memory_tokens(out: SessionOutcome, limit: int) -> list[str]:
+    """The memory lists (GLOBAL and SESSION sections) of every model call's system prompt
+    within the limit: the notes are held to a budget however many there are."""
+    sizes = [
+        count_tokens("\n\n".join(
+            v for k, v in split_sections(p).items() if re.sub(r"_\d+$", "", k) in MEMORY_SECTIONS
+        ))
+        for p in out.prompts
+    ]
+    return [
+        f"memory lists of {max(sizes):,} tokens in a system prompt (limit {limit:,}): the notes "
+        "are not held to a budget"
+    ] if sizes and max(sizes) > limit else []
 
 
 def _writes(out: SessionOutcome) -> int:
@@ -206,9 +270,11 @@ def _writes(out: SessionOutcome) -> int:
 CHECKS: dict[str, Callable[[SessionOutcome, Any], list[str]]] = {
     "prompt_contains": _every_prompt_contains,
     "last_prompt_contains": _contains(
-        "the last system prompt", lambda o: o.prompts[-1] if o.prompts else "", True
+        "the last system prompt", lambda o: beyond_role(o.prompts[-1]) if o.prompts else "", True
     ),
     "max_prompt_tokens": _prompt_tokens,
+    "max_memory_tokens": _memory_tokens,
+    "max_turn_input_tokens": _turn_tokens,
     "last_call_lacks": _contains(
         "the last model call (prompt and input)",
         lambda o: (o.prompts[-1] + "\n" + _texts_of(o.inputs[-1])) if o.prompts else "",
@@ -294,10 +360,40 @@ def repeated_sections(out: Outcome) -> list[str]:
     return problems[:1]
 
 
+_MEMORY_LINE = re.compile(r"^- \[\d{4}-\d{2}-\d{2}[^\]]*\] .+$", re.M)
+
+
+def memory_sent_twice(out: Outcome) -> list[str]:
+    """Model calls whose input messages (system, developer, user) repeat a note line of their
+    own system prompt's memory lists, or whose lists hold one line twice: memory paid for twice in one call (and two
+    copies that can disagree)."""
+    problems = []
+    for i, (prompt, items) in enumerate(zip(out.prompts, out.inputs), 1):
+        sections = split_sections(prompt)
+        lines = [
+            line
+            for name, body in sections.items()
+            if re.sub(r"_\d+$", "", name) in MEMORY_SECTIONS
+            for line in _MEMORY_LINE.findall(body)
+        ]
+        # What the app put in the input (system, developer and user messages), not what the
+        # model said or a tool returned: a model that echoes a note is a should, not a config.
+        sent = _texts_of([
+            i for i in items
+            if isinstance(i, dict) and i.get("role") in ("system", "developer", "user")
+        ])
+        if any(json.dumps(line, ensure_ascii=False)[1:-1] in sent for line in lines):
+            problems.append(f"model call {i} is sent its memory lists again in its input")
+        elif len(set(lines)) < len(lines):
+            twice = next(line for line in lines if lines.count(line) > 1)
+            problems.append(f"model call {i}'s memory lists hold {twice!r} twice")
+    return problems[:1]
+
+
 def invariants(out: Outcome) -> list[str]:
     """Checked in every scenario: errors, leakage, deletion, provenance, recency, no section
-    injected twice."""
-    problems = list(out.errors) + leakage(out) + repeated_sections(out)
+    injected twice, no memory sent twice in one call."""
+    problems = list(out.errors) + leakage(out) + repeated_sections(out) + memory_sent_twice(out)
     stored = out.stored if out.sessions else []
     by_id = {n.id: n for n in stored}
     # Nothing is deleted, except what the user asked to forget.
@@ -411,6 +507,7 @@ __all__ = [
     "evaluate",
     "invariants",
     "leakage",
+    "memory_sent_twice",
     "memory_text",
     "note_fields",
     "repeated_sections",

@@ -11,7 +11,11 @@ passes every scenario with the real configuration), so a run needs no model and 
     python -m helpers.evals --mutants        the kill matrix: which scenario kills which mutant
 
 A mutant is killed when at least one must-check (or invariant) of some scenario fails on it.
-A mutant no scenario kills is a promise the evals cannot see being broken.
+A mutant no scenario kills is a promise the evals cannot see being broken; one that a single
+scenario kills is a promise one wrong or flaky scenario can hide, so the tests ask for two.
+Precedence is checked as behaviour: the replay's searches `recall` their arguments from what
+each call was sent (helpers.evals.agents.recall), so a mutant that changes the prompt changes
+the search.
 """
 
 from __future__ import annotations
@@ -120,6 +124,22 @@ class OldestKept(_Instructions):
             state.global_notes = kept
 
 
+class SupersededAsHistory(_Instructions):
+    """Adds the notes consolidation retired, in a section of their own ("earlier notes, replaced
+    since"): the renderer leaves them out of the memory lists, this puts them back beside them."""
+
+    handle: Any = None  # the user's store handle (set by the rewire)
+
+    async def __call__(self, ctx, agent) -> str:
+        text = await super().__call__(ctx, agent)
+        exported = json.loads(self.handle.export_json()) if self.handle is not None else {}
+        old = [n for n in exported.get("notes", []) if n.get("status") == "superseded"]
+        if not old:
+            return text
+        lines = "\n".join(f"- [{n['observed_at'][:10]}] {n['text']}" for n in old)
+        return f"{text}\n\n<earlier_notes>\nEarlier notes, replaced since:\n{lines}\n</earlier_notes>"
+
+
 def _instructions(kind: type[_Instructions]):
     def rewire(session: Any, store: Any, scenario: Scenario) -> None:
         session.agent = session.agent.clone(instructions=kind(session.agent.instructions))
@@ -158,6 +178,70 @@ def _load_superseded_too(session: Any, store: Any, scenario: Scenario) -> None:
             data = {k: v for k, v in n.items() if k not in ("session_id", "superseded_at")}
             note = MemoryNote.from_dict({**data, "status": "active", "superseded_by": None})
             session.state.global_notes.append(note)
+
+
+def _superseded_beside_memory(session: Any, store: Any, scenario: Scenario) -> None:
+    instructions = SupersededAsHistory(session.agent.instructions)
+    instructions.handle = session.memory
+    session.agent = session.agent.clone(instructions=instructions)
+
+
+def _starter_memory_when_empty(session: Any, store: Any, scenario: Scenario) -> None:
+    """A user with no notes gets the course's example notes as "starter memory": empty memory
+    is filled with someone else's defaults instead of shown as empty."""
+    if not session.state.global_notes:
+        from helpers.state import load_example_state
+
+        session.state.global_notes = list(load_example_state().global_notes)
+
+
+def _notes_loaded_twice(session: Any, store: Any, scenario: Scenario) -> None:
+    """Loads the long-term notes twice (a reload that appends instead of replacing): each note
+    takes two of the top-k places, and the budget holds half the notes it should."""
+    session.state.global_notes += [replace(n) for n in session.state.global_notes]
+
+
+# What the first session of a run loaded, per store: a cache that is never invalidated.
+_FIRST_LOAD: dict[int, list[MemoryNote]] = {}
+
+
+def _memory_cached_across_sessions(session: Any, store: Any, scenario: Scenario) -> None:
+    """Caches each user's long-term notes at their first session and serves that copy ever
+    after: what later sessions consolidated never reaches a prompt."""
+    cached = _FIRST_LOAD.setdefault(id(store), list(session.state.global_notes))
+    session.state.global_notes = list(cached)
+
+
+def _resume_staged_by_session_id(session: Any, store: Any, scenario: Scenario) -> None:
+    """Resumes the session's unfinished notes by session id alone, whoever staged them: the
+    notes another user staged under the same id (two sessions opened in the same second) join
+    this user's session."""
+    for n in scenario.neighbours:
+        if (n["tenant"], n["user"]) != (scenario.tenant, scenario.user):
+            other = store.for_user(n["tenant"], n["user"])
+            session.state.session_notes += other.staged_notes(session.session_id)
+
+
+def _memory_in_the_input_too(session: Any, store: Any, scenario: Scenario) -> None:
+    """Sends the memory lists twice: in the system prompt, and again as a system message at the
+    head of every model call's input (a second injection point, the prompt left as it was)."""
+    instructions, inner = session.agent.instructions, session.run_config.call_model_input_filter
+
+    def filter_(data):
+        filtered = inner(data) if inner is not None else data.model_data
+        last = instructions.last
+        memory = [v for k, v in (last.sections.items() if last else []) if k.endswith("_memory")]
+        extra = [{"role": "system", "content": "\n\n".join(memory)}] if memory else []
+        return replace(filtered, input=extra + list(filtered.input))
+
+    session.run_config = replace(session.run_config, call_model_input_filter=filter_)
+
+
+async def _forget_keeps_history(session: Any, matching: str) -> None:
+    """Erases from the store and from the session's memory lists, but not from its history: the
+    turns that named what was forgotten are still sent to the model."""
+    session.memory.forget(matching=matching)
+    session._drop_erased()
 
 
 async def _forget_in_store_only(session: Any, matching: str) -> None:
@@ -241,6 +325,29 @@ class PlanDropsAFact(_Wrapped):
         return replace(response, output=[item.model_copy(update={"content": [text]})])
 
 
+class _GateOffForDocuments:
+    """The write policy, except that a note written after a document (a web page, a tool result)
+    is let through unchecked: "the user asked us to read it"."""
+
+    def __init__(self, inner: Any):
+        self.inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def check(self, text: str, keywords: Any = None, **kwargs: Any) -> Any:
+        decision = self.inner.check(text, keywords, **kwargs)
+        if kwargs.get("from_document") and not decision.allowed:
+            return replace(decision, allowed=True, rule=None, reason="OK: from a document")
+        return decision
+
+
+def _gate_off_for_documents() -> RunOptions:
+    from helpers.write_policy import DEFAULT_WRITE_POLICY
+
+    return RunOptions(write_policy=_GateOffForDocuments(DEFAULT_WRITE_POLICY))
+
+
 # ---- the mutants ---------------------------------------------------------------------------------
 
 REVERSED_POLICY = MEMORY_POLICY.replace(
@@ -249,6 +356,10 @@ REVERSED_POLICY = MEMORY_POLICY.replace(
     "2. SESSION memory wins over GLOBAL memory.", "2. GLOBAL memory wins over SESSION memory."
 ).replace("3. Within one list, the newest note wins.", "3. Within one list, the oldest note wins.")
 assert REVERSED_POLICY != MEMORY_POLICY
+# The policy with its conflict rules cut out: a model must guess which note wins.
+_RULES = MEMORY_POLICY[MEMORY_POLICY.index("When they conflict:"):MEMORY_POLICY.index("Ask ONE")]
+UNORDERED_POLICY = MEMORY_POLICY.replace(_RULES, "")
+assert UNORDERED_POLICY != MEMORY_POLICY and "newest note wins" not in UNORDERED_POLICY
 
 
 @dataclass(frozen=True)
@@ -295,6 +406,9 @@ MUTANTS: dict[str, Mutant] = {
                "renderer never sees one (a second, independent guard)"),
         Mutant("expired-served", "the store serves expired notes as live",
                options_without("expiry")),
+        Mutant("expiry-ignored", "neither the store nor the renderer reads expiry dates: an "
+               "expired wish steers the search", replace(
+                   options_without("expiry"), rewire=_instructions(IgnoresExpiry))),
         Mutant("superseded-rendered", "superseded notes are loaded beside the note that "
                "replaced them", _rewired(_load_superseded_too)),
         Mutant("gate-off", "notes are saved without the write policy's safety rules",
@@ -317,6 +431,28 @@ MUTANTS: dict[str, Mutant] = {
                RunOptions(forget=_forget_in_store_only)),
         Mutant("memory-injected-twice", "memory is injected twice (double the token cost)",
                _rewired(_instructions(MemoryTwice))),
+        Mutant("memory-in-input-too", "the memory lists are also sent in every call's input "
+               "(each turn pays for memory twice)", _rewired(_memory_in_the_input_too)),
+        Mutant("precedence-unstated", "the policy states no rule for conflicts (which note "
+               "wins is left to the model)", policy=Policy(text=UNORDERED_POLICY)),
+        Mutant("session-notes-hidden", "session notes reach the prompt only after trimming: "
+               "a one-off said this session is not in the next call", policy=Policy(
+                   session_notes="after_trim")),
+        Mutant("superseded-beside-memory", "retired notes are rendered in a section of their "
+               "own beside the memory lists", _rewired(_superseded_beside_memory)),
+        Mutant("session-resumed-by-id", "unfinished session notes are resumed by session id "
+               "alone: another user's, staged under the same id, join this session",
+               _rewired(_resume_staged_by_session_id)),
+        Mutant("empty-memory-filled", "a user with no notes is given starter notes (the course's "
+               "example user's) instead of an empty memory", _rewired(_starter_memory_when_empty)),
+        Mutant("notes-loaded-twice", "long-term notes are loaded twice: each takes two top-k "
+               "places", _rewired(_notes_loaded_twice)),
+        Mutant("memory-cached-across-sessions", "the notes loaded at the first session are "
+               "served to every later one", _rewired(_memory_cached_across_sessions)),
+        Mutant("gate-off-for-documents", "notes written after a document skip the write policy",
+               _gate_off_for_documents()),
+        Mutant("forget-keeps-history", "forget erases the store and the memory lists, but the "
+               "history still names what was forgotten", RunOptions(forget=_forget_keeps_history)),
     ]
 }
 
@@ -347,6 +483,24 @@ async def first_kill(
         if not result.passed:
             return scenario.name, result.failures
     return None
+
+
+async def kills(
+    mutant: Mutant, scenarios: Iterable[Scenario] | None = None, *, at_least: int = 2
+) -> list[str]:
+    """The scenarios whose must-checks fail on the mutant, stopping once `at_least` are found:
+    a promise checked by one scenario only hides a regression whenever that scenario is
+    wrong or flaky."""
+    found = []
+    for scenario in scenarios if scenarios is not None else load_scenarios():
+        outcome = await run_scenario(
+            scenario, adversary=True, options=mutant.options, policy=mutant.policy
+        )
+        if not evaluate(outcome).passed:
+            found.append(scenario.name)
+            if len(found) >= at_least:
+                break
+    return found
 
 
 def _equivalent(name: str) -> bool:
@@ -381,10 +535,13 @@ def kill_matrix(results: dict[str, SuiteResult], *, reasons: bool = False) -> st
     lines += [f"equivalent {m}: {MUTANTS[m].equivalent}" for m in results if _equivalent(m)]
     survivors = [m for m, s in results.items() if not killed_by(s) and not _equivalent(m)]
     live = [m for m in results if not _equivalent(m)]
+    once = [m for m in live if len(killed_by(results[m])) == 1]
     lines.append(
         f"{len(live) - len(survivors)}/{len(live)} mutants killed"
-        f" ({len(results) - len(live)} equivalent not counted)"
+        + ("" if once or survivors or not live else ", each by at least two scenarios")
+        + f" ({len(results) - len(live)} equivalent not counted)"
         + (f"; surviving: {', '.join(survivors)}" if survivors else "")
+        + (f"; killed by one scenario only: {', '.join(once)}" if once else "")
     )
     if reasons:
         for name, suite in results.items():
@@ -397,7 +554,9 @@ __all__ = [
     "MUTANTS",
     "Mutant",
     "first_kill",
+    "kills",
     "REVERSED_POLICY",
+    "UNORDERED_POLICY",
     "kill_matrix",
     "killed_by",
     "run_mutants",

@@ -36,6 +36,7 @@ class SessionOutcome:
     spec: SessionSpec
     prompts: list[str] = field(default_factory=list)  # every model call's system prompt
     inputs: list[list[Any]] = field(default_factory=list)  # every model call's input items
+    call_turns: list[int] = field(default_factory=list)  # every model call's user turn (1-based)
     answers: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     input_tokens: list[int] = field(default_factory=list)  # per user turn
@@ -156,6 +157,12 @@ async def run_scenario(
             handle = _seed(
                 store, tenant_of(n["tenant"]), n["user"], n.get("profile"), n.get("notes", [])
             )
+            for index in range(1, len(specs) + 1):
+                if n.get("staged"):
+                    handle.stage_session_notes(
+                        scenario.session_id(index),
+                        [MemoryNote.from_dict({"scope": "session", **x}) for x in n["staged"]],
+                    )
             neighbours[(n["tenant"], n["user"])] = handle.export_json()
         user = _seed(
             store,
@@ -169,7 +176,7 @@ async def run_scenario(
             agent = ReplayModel(spec.adversary) if adversary or model is None else model
             if options.wrap_model is not None:
                 agent = options.wrap_model(agent)
-            session_id = f"eval:{scenario.name}" + (f":{index}" if len(specs) > 1 else "")
+            session_id = scenario.session_id(index)
             out.sessions.append(
                 await _run_session(
                     scenario,
@@ -254,6 +261,7 @@ async def _run_session(
                     out.errors.append(_error(f"forget in session {session_id}", error))
     out.prompts = [c.system_prompt for c in session.capture.calls]
     out.inputs = [c.input_items for c in session.capture.calls]
+    out.call_turns = [c.turn for c in session.capture.calls]
     out.ledger = list(session.state.ledger)
     out.captured = [f"{n.scope}: {n.text}" for n in session.state.session_notes]
     try:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,11 @@ CHECK_SCHEMA = {
         "last_call_lacks": _STRINGS,
         # Every system prompt of the session within this many tokens (o200k_base).
         "max_prompt_tokens": {"type": "integer", "minimum": 100},
+        # The memory lists (GLOBAL + SESSION sections) of every system prompt within this many.
+        "max_memory_tokens": {"type": "integer", "minimum": 10},
+        # Each user turn's input tokens (o200k_base), every model call of it (prompt + input
+        # items) summed: room for one call more than the scripted path makes.
+        "max_turn_input_tokens": {"type": "integer", "minimum": 100},
         "answer_mentions": _STRINGS,
         "answer_lacks": _STRINGS,
         "answer_nonempty": {"type": "boolean"},
@@ -55,7 +61,8 @@ CHECK_SCHEMA = {
         "tool_outputs_within": {"type": "integer", "minimum": 100},
         "tool_output_mentions": _STRINGS,
         "refused_writes": {"type": "integer", "minimum": 1},
-        # A call to `tool` whose arguments hold each value (any of a list), as whole words.
+        # A call to `tool` whose arguments hold each value (any of a list), as whole words;
+        # with `turn`, every call to it in that user turn of the session (1-based).
         "call_arguments": {
             "type": "array",
             "items": {
@@ -64,6 +71,7 @@ CHECK_SCHEMA = {
                 "additionalProperties": False,
                 "properties": {
                     "tool": {"type": "string"},
+                    "turn": {"type": "integer", "minimum": 1},
                     "arguments": {
                         "type": "object",
                         "additionalProperties": {
@@ -127,7 +135,14 @@ SCENARIO_SCHEMA = {
                 "type": "object",
                 "required": ["tenant", "user", "canaries"],
                 "additionalProperties": False,
-                "properties": {**_USER, "canaries": {**_STRINGS, "minItems": 1}},
+                "properties": {
+                    **_USER,
+                    "canaries": {**_STRINGS, "minItems": 1},
+                    # Session notes of this user's own unfinished session, staged in the store
+                    # under the same session ids as the scenario's sessions (ids that collide,
+                    # e.g. two sessions opened in the same second): never this user's to see.
+                    "staged": {"type": "array", "items": {"type": "object"}},
+                },
             },
         },
         "tools": {
@@ -179,6 +194,15 @@ DEFAULT_NEIGHBOUR = {
 }
 
 
+@lru_cache(maxsize=1)
+def _validator() -> Any:
+    """SCENARIO_SCHEMA's validator, the schema itself checked once (jsonschema.validate checks
+    it again on every call: most of the time of loading a scenario)."""
+    cls = jsonschema.validators.validator_for(SCENARIO_SCHEMA)
+    cls.check_schema(SCENARIO_SCHEMA)
+    return cls(SCENARIO_SCHEMA)
+
+
 @dataclass(frozen=True)
 class SessionSpec:
     """One session of a scenario: when, what the user says, what must and should hold after it."""
@@ -201,9 +225,9 @@ class Scenario:
     def __post_init__(self) -> None:
         name = self.data.get("name", "?") if isinstance(self.data, dict) else "?"
         try:
-            jsonschema.validate(self.data, SCENARIO_SCHEMA)
+            _validator().validate(self.data)
             for seeded in [self.data, *self.data.get("neighbours", [])]:
-                for note in seeded.get("notes", []):
+                for note in seeded.get("notes", []) + seeded.get("staged", []):
                     MemoryNote.from_dict(note)
             ats = [parse_time(s["at"]) for s in self.data.get("sessions", [])]
             if ats != sorted(ats):
@@ -252,6 +276,10 @@ class Scenario:
     @property
     def should(self) -> dict[str, Any]:
         return self.sessions[-1].should
+
+    def session_id(self, index: int) -> str:
+        """The id of the scenario's session `index` (1-based)."""
+        return f"eval:{self.name}" + (f":{index}" if len(self.sessions) > 1 else "")
 
     @property
     def neighbours(self) -> list[dict[str, Any]]:
