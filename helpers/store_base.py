@@ -414,6 +414,7 @@ class Imported:
     notes: list[tuple[MemoryNote, str | None, str | None]]  # note, session_id, superseded_at (UTC)
     staged: list[tuple[str, MemoryNote]]  # session_id, note
     profile: dict[str, Any] | None
+    owner: tuple[str, str] | None = None  # (tenant_id, user_id) the export was taken from
 
 
 def parse_export(text: str, policy: WritePolicy) -> Imported:
@@ -433,6 +434,8 @@ def parse_export(text: str, policy: WritePolicy) -> Imported:
             notes.append((MemoryNote.from_dict(item), session_id, superseded_utc))
         staged = [(i["session_id"], MemoryNote.from_dict(i["note"])) for i in document["staged"]]
         profile = document["profile"]
+        tenant_id, user_id = document.get("tenant_id"), document.get("user_id")
+        owner = (tenant_id, user_id) if isinstance(tenant_id, str) and isinstance(user_id, str) else None
         if profile is not None and not isinstance(profile, dict):
             raise TypeError("the profile must be an object")
     except (ValueError, KeyError, TypeError) as exc:
@@ -442,7 +445,7 @@ def parse_export(text: str, policy: WritePolicy) -> Imported:
         refused_notes(policy, [n for n, _, _ in notes] + [n for _, n in staged])
         + refused_profile(policy, profile or {}),
     )
-    return Imported(notes, staged, profile)
+    return Imported(notes, staged, profile, owner)
 
 
 class StoreBase:
@@ -700,12 +703,20 @@ class UserMemoryBase:
         staged or stored (the copies `forget` took have rows of their own), links to it are
         cleared, and a note retired into it is live again if it was its copy (as `forget` does);
         a profile key or value `forget(matching=)` cleared (its keyed id is in the audit) is
-        cleared again. Returns the import and how many notes were left out."""
+        cleared again. Returns the import and how many notes were left out.
+
+        Only this user's own exports are filtered (another user's notes are not this user's
+        erased words, though the same text gives the same id), and a note the store holds now
+        is no resurrection: the user said it again after the erasure."""
         from helpers.consolidation import carries  # late: it imports this module
 
+        if imported.owner is not None and imported.owner != (self._tenant_id, self._user_id):
+            return imported, 0
         forgotten = self._forgotten(conn)
         every = [n for n, _, _ in imported.notes] + [n for _, n in imported.staged]
         drop = {n.id: n for n in every if self._store.audit_id(n.id) in forgotten}
+        for again in self._present_ids(conn, sorted(drop)) if drop else ():
+            drop.pop(again)
         cleared = {k for f in forgotten if f.startswith(PROFILE_AUDIT) for k in f[len(PROFILE_AUDIT):].split(",")}
         if cleared and imported.profile is not None:
             imported = replace(imported, profile=_without_keyed(imported.profile, cleared, self._profile_audit_id))

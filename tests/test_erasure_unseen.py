@@ -64,6 +64,24 @@ def test_an_export_taken_before_a_forget_does_not_bring_it_back(loose_store):
     assert other.import_json(backup) == 4
 
 
+def test_a_note_said_again_after_a_forget_survives_an_export_and_import(loose_store):
+    # Found by the isolation state machine: the same text gives the same id, so the re-stated
+    # note looked like the forgotten one and a backup taken after it lost it.
+    u = loose_store.for_user("acme", "maya")
+    u.add_notes([note("Vegan meals"), note("Prefers aisle seats")])
+    assert u.forget(matching="vegan") == 1
+    u.add_notes([note("Vegan meals", "2026-06-01")])  # she says it again
+    u.stage_session_notes("s1", [note("Allergic to peanuts")])
+    assert u.import_json(u.export_json()) == 2
+    assert sorted(texts := [n.text for n in u.active_notes()]) == ["Prefers aisle seats", "Vegan meals"], texts
+    assert [n.text for n in u.staged_notes()] == ["Allergic to peanuts"]
+    # Another user's export is that user's memory, not this user's erased words.
+    other = loose_store.for_user("globex", "tom")
+    other.add_notes([note("Prefers aisle seats")])
+    assert u.forget(matching="aisle") == 1
+    assert u.import_json(other.export_json()) == 1 and [n.text for n in u.active_notes()] == ["Prefers aisle seats"]
+
+
 async def test_an_erasure_mid_session_then_end_session_writes_nothing_of_it(backend):  # noqa: F811
     clock = MovableClock("2026-11-02T09:00:00Z")
     with backend.open(clock=clock) as store:
