@@ -7,8 +7,9 @@ note's text with a few rules ("Lives in X", "Moved to X", "based in X" -> home_c
 "eats meat" -> diet; "aisle", "window" -> seat ...). `propose_changes` pairs each new note with
 the older live notes that give the same attribute another value.
 
-`confirm_attribute_changes` runs after the consolidator's plan was applied: for every proposed
-pair the model left alone, the rules confirm it, and consolidation's own recency rule decides
+`confirm_attribute_changes` runs in the rules-only merge (`consolidation.rules_only_merge`, which
+is also every fallback) and after the consolidator's plan was applied: for every proposed pair
+nothing else resolved, the rules confirm it, and consolidation's own recency rule decides
 which note wins (the older one is marked superseded, never deleted; a same-day pair goes to the
 user). A pair is only confirmed when both notes hold in the same circumstances (no "on night
 flights" on one side only) and the older note says nothing else the newer one would hide
@@ -66,7 +67,8 @@ _RELATIONS = (
     r"aunt|uncle|cousins?|niece|nephew|in-laws|family|flatmates?|roommates?|housemates?|"
     r"neighbou?rs?)"
 )
-_SOMEONE_ELSE = re.compile(r"(?i)\b" + _RELATIONS + r"\b")
+# A relation word anywhere in a note ("with my sister", "for the kids"): someone else is involved.
+SOMEONE_ELSE = re.compile(r"(?i)\b" + _RELATIONS + r"\b")
 # A note whose subject is someone else ("Sister lives in Perth", "Maya's partner prefers window
 # seats") states none of the user's attributes: it must never retire the user's own note.
 _ABOUT_SOMEONE_ELSE = re.compile(
@@ -106,7 +108,7 @@ lives living lived moved moving relocated home city town base based resides sett
 recently just since airport seat seats flight flights flying flies fly diet meals meal food eats
 eating vegetarian vegan pescatarian meat cabin class hotel hotels budget nightly night aud under
 room rooms
-keeps stays airline airlines books booking january february march april may june july august
+keeps stays airline airlines books booking follows following sticks sticking january february march april may june july august
 september october november december
 """.split()
 }
@@ -175,7 +177,7 @@ def _attributes(text: str) -> dict[str, str]:
     if airport := _HOME_AIRPORT.search(text):
         found["home_airport"] = _airport_code(airport.group(1))
     lower = text.lower()
-    if not _SOMEONE_ELSE.search(text):
+    if not SOMEONE_ELSE.search(text):
         found["diet"] = next((value for value, rule in _DIETS if re.search(rule, lower)), None)
     found["seat"] = _one([value for value, rule in _SEATS if re.search(rule, lower)])
     found["cabin"] = _one([value for value, rule in _CABINS if re.search(rule, lower)])
@@ -185,6 +187,12 @@ def _attributes(text: str) -> dict[str, str]:
     if _HOTEL.search(text) and (budget := _BUDGET.search(text)):
         found["hotel_budget"] = budget.group(1).replace(",", "")
     return {k: v for k, v in found.items() if v}
+
+
+def others_in(text: str) -> set[str]:
+    """Who else a note involves: its relation words ("sister", "kids") and the name it opens with
+    ("Tom eats meat" -> "tom"), lower case; empty for a note only about the user."""
+    return {m.group(0).lower() for m in SOMEONE_ELSE.finditer(text)} | {(named_subject(text) or "").lower()} - {""}
 
 
 def qualifiers(text: str) -> set[str]:
@@ -301,11 +309,13 @@ def confirm_attribute_changes(notes: list[MemoryNote], report, *, clock: Clock, 
 
 __all__ = [
     "ATTRIBUTES",
+    "SOMEONE_ELSE",
     "STATING_WORDS",
     "AttributeChange",
     "attributes_of",
     "confirm_attribute_changes",
     "named_subject",
+    "others_in",
     "propose_changes",
     "qualifiers",
     "unshared_facts",
