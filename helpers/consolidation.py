@@ -45,7 +45,7 @@ from helpers.attributes import (
     qualifiers,
     unshared_facts,
 )
-from helpers.state import Clock, MemoryNote, MemoryState, note_id, parse_time
+from helpers.state import Clock, MemoryNote, MemoryState, note_id, parse_time, recency
 from helpers.store_base import fold
 from helpers.words import STOPWORDS, content_words, stem, topic_words
 from helpers.write_policy import DEFAULT_WRITE_POLICY, WritePolicy, keyword_grounded
@@ -381,11 +381,13 @@ def deterministic_merge(global_notes: list[MemoryNote], session_notes: list[Memo
         if twin is None:
             why = "new durable note" + (f"; keyword(s) {', '.join(unsaid)} dropped: its text does not "
                                         "state them" if unsaid else "")
+            if note.is_dated_after_now(clock):
+                why += f"; dated after now ({note.observed_at}): not shown, nor merged, until then"
             report.decisions[note.id] = MergeDecision(note.id, "added", why)
             continue
         # The copy that lives longest stays active (a copy that expires must not retire one that
         # does not: the fact would vanish with it); then the newest; on a tie, the note already there.
-        newer, older = (note, twin) if _survives(note, twin) else (twin, note)
+        newer, older = (note, twin) if _survives(note, twin, clock) else (twin, note)
         _supersede(older, newer)
         if newer is note:
             report.decisions[note.id] = MergeDecision(note.id, "added", "newest copy of a duplicate")
@@ -427,9 +429,12 @@ def _outlives(a: MemoryNote, b: MemoryNote) -> bool:
     return _end(a) > _end(b)
 
 
-def _survives(note: MemoryNote, twin: MemoryNote) -> bool:
-    """Of two copies of one note, does `note` stay active rather than `twin`?"""
-    return (_end(note), parse_time(note.observed_at)) > (_end(twin), parse_time(twin.observed_at))
+def _survives(note: MemoryNote, twin: MemoryNote, clock: Clock) -> bool:
+    """Of two copies of one note, does `note` stay active rather than `twin`? A copy dated after
+    now never retires one that holds now (it is not shown until its date: the fact would vanish)."""
+    def key(n: MemoryNote) -> tuple:
+        return (not n.is_dated_after_now(clock), _end(n), recency(n, clock))
+    return key(note) > key(twin)
 
 
 def split_keywords(note: MemoryNote) -> tuple[list[str], list[str]]:
@@ -463,11 +468,14 @@ def notes_for_model(notes: list[MemoryNote], report: ConsolidationReport, *, clo
     Global notes on another subject (see `related`) cannot merge or conflict with a new note,
     so they stay out of the prompt: shorter, faster, and nothing to get wrong.
     """
-    new = [n for n in notes if report.decisions[n.id].outcome == "added" and n.is_live(clock)]
+    def shown_now(n: MemoryNote) -> bool:  # a note dated after now cannot be ordered: not for a merge
+        return n.is_live(clock) and not n.is_dated_after_now(clock)
+
+    new = [n for n in notes if report.decisions[n.id].outcome == "added" and shown_now(n)]
     if not new:
         return []
     new_ids = {n.id for n in new}
-    shown = [n for n in notes if n.id in new_ids or (n.is_live(clock) and any(related(n, m) for m in new))]
+    shown = [n for n in notes if n.id in new_ids or (shown_now(n) and any(related(n, m) for m in new))]
     # Oldest first, so "a newer note replaces this one" reads top to bottom.
     return sorted(shown, key=lambda n: (parse_time(n.observed_at), n.id))
 

@@ -37,7 +37,7 @@ from helpers.retrieval import (
     LEFT_OUT_NOT_RECALLED, SEARCH_LIMIT, ScoredNote, latest_user_message, render_retrieved_line,
     should_retrieve,
 )
-from helpers.state import MemoryNote, MemoryState, parse_time
+from helpers.state import Clock, MemoryNote, MemoryState, parse_time
 from helpers.tools import MEMORY_TOOL
 
 BASE_INSTRUCTIONS = """\
@@ -95,7 +95,7 @@ class RenderedPrompt:
 def _fit_to_budget(budget: ContextBudget, counter: TokenCounter, stable: dict[str, str], profile: dict[str, str],
                    global_kept: list[MemoryNote], session_kept: list[MemoryNote] | None,
                    keywords: tuple[str, ...] | None, retrieved_of: int | None = None,
-                   scores: dict[str, ScoredNote] | None = None):
+                   scores: dict[str, ScoredNote] | None = None, clock: Clock | None = None):
     """Check the parts that are never cut, then drop the lowest-value notes until the notes fit."""
     for name, texts, allowed in [("stable instructions (role + memory policy)", stable, budget.stable_instructions),
                                  ("profile (frontmatter + recent history)", profile, budget.profile)]:
@@ -116,7 +116,7 @@ def _fit_to_budget(budget: ContextBudget, counter: TokenCounter, stable: dict[st
     value = None if scores is None else (
         lambda n: (id(n) in in_session, scores[n.id].score if n.id in scores else 0.0))
     fitted = fit_notes(global_kept + (session_kept or []), budget.notes, counter, keywords=keywords,
-                       render=render_both, value=value)
+                       render=render_both, value=value, clock=clock)
     report = measure(budget, counter, {"stable_instructions": "\n\n".join(stable.values()),
                                        "profile": "\n\n".join(profile.values()),
                                        "notes": render_both(fitted.kept)}, fitted.left_out)
@@ -176,7 +176,7 @@ def render_prompt(state: MemoryState, *, policy: Policy = DEFAULT_POLICY, base: 
     if budget is not None:
         global_kept, session_kept, dropped, report = _fit_to_budget(
             budget, counter or count_tokens, stable, profile, global_kept, session_kept,
-            policy.keywords, retrieved_of, scores)
+            policy.keywords, retrieved_of, scores, clock=clock)
         left_out += dropped
 
     notes = _notes_blocks(global_kept, session_kept, retrieved_of)
