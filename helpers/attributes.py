@@ -109,7 +109,12 @@ _QUALIFIER = re.compile(
     r"for\s+(?:work|business|long|short|family|holidays?|leisure)\w*|with\s+(?:kids|children|family|partner)|"
     # One leg, trip or date: "on the Osaka leg", "on the flight to Osaka", "on 12 March".
     r"legs?|trips?|journeys?|itinerar(?:y|ies)|tomorrow|tonight|"
-    r"(?:flights?|trains?)\s+(?:to|from)\s+(?-i:[A-Z])\w*|on\s+\d{1,2}(?:st|nd|rd|th)?\s+\w+|\d{4}-\d{2}-\d{2})\b"
+    r"(?:flights?|trains?)\s+(?:to|from)\s+(?-i:[A-Z])\w*|on\s+\d{1,2}(?:st|nd|rd|th)?\s+\w+|\d{4}-\d{2}-\d{2}|"
+    # An occasion: "on Tuesday's flight", "during the retreat", "for the Lisbon conference",
+    # "on the way back", "next week". The gate may keep such a note global; it is no new default.
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day(?:['’]s)?|during|next\s+(?:week|month|year)|"
+    r"this\s+(?:week|month|weekend|year)|outbound|inbound|return|way\s+(?:back|out|there|home)|"
+    r"conferences?|meetings?|retreats?|weddings?|summits?|events?|hop|for\s+the\s+(?-i:[A-Z])\w*)\b"
 )
 
 # Words that only say how an attribute is stated; left over in the older note, anything else

@@ -158,8 +158,11 @@ def is_near_duplicate(a: str, b: str) -> bool:
     if normalize(a) == normalize(b):
         return True
     (wa, na), (wb, nb) = _words(a), _words(b)
-    # Different numbers or a negation on one side make a different fact, however similar.
-    return na == nb and ("not" in wa) == ("not" in wb) and similarity(a, b) >= NEAR_DUPLICATE_THRESHOLD
+    # Different numbers or a negation on one side make a different fact, however similar, and so
+    # does another name: "hotels near the old town in Tallinn ..." is not "... in Riga ...".
+    names = {n if not n.isascii() else stem(n) for n in _names(a) + _names(b)}
+    return (na == nb and ("not" in wa) == ("not" in wb) and not (wa ^ wb) & names
+            and similarity(a, b) >= NEAR_DUPLICATE_THRESHOLD)
 
 
 def _topic(note: MemoryNote) -> set[str]:

@@ -44,6 +44,12 @@ def plan(decisions, written=()):
     # One leg of one trip is a circumstance, not a new default (the gate keeps this one global).
     ("Prefers window seats", "Aisle seat on the Osaka leg"),
     ("Prefers window seats", "Takes the aisle on trains to Lyon"),
+    # An occasion the gate keeps global: a weekday, an event, a hop, the way back.
+    ("Prefers aisle seats", "Window seat on Tuesday's flight"),
+    ("Prefers aisle seats", "For the Lisbon conference, book the window"),
+    ("Flies economy", "Business class for the Singapore hop"),
+    ("Is vegan", "Vegetarian meals during the retreat"),
+    ("Prefers aisle seats", "Prefers window seats on the way back"),
 ])
 def test_a_note_that_changes_nothing_of_the_users_own_retires_nothing(mine, theirs):
     old = MemoryNote(mine, "2026-03-09", ["k"])
@@ -52,6 +58,17 @@ def test_a_note_that_changes_nothing_of_the_users_own_retires_nothing(mine, thei
     assert report.decisions[new.id].outcome == "added", report.summary()
     assert live(merged) == sorted([mine, theirs]), report.summary()
     assert not report.needs_user
+
+
+def test_two_notes_that_differ_only_by_a_name_are_not_folded_as_duplicates():
+    # 8 of 10 content words shared reached the 0.8 threshold: the Tallinn note was retired as a
+    # "near duplicate" of the Riga one, and the Tallinn preference left live memory.
+    tallinn = MemoryNote("Prefers hotels near the old town in Tallinn when visiting the Baltics for work",
+                         "2026-04-01", ["hotel"])
+    riga = MemoryNote("Prefers hotels near the old town in Riga when visiting the Baltics for work",
+                      "2026-11-15", ["hotel"])
+    merged, report = rules_only_merge([tallinn], [riga], clock=CLOCK)
+    assert live(merged) == sorted([tallinn.text, riga.text]), report.summary()
 
 
 def test_based_out_of_is_a_home_city_so_the_newer_one_wins():
@@ -144,6 +161,16 @@ async def test_a_plan_cannot_reach_a_one_off_the_rules_dropped():
     assert report.decisions[once.id].outcome == "dropped_session"
     assert f"unknown note {once.id!r}" in report.fallback_reason
     assert "lift" not in " ".join(live(merged))
+
+
+def test_a_move_retires_every_older_home_and_points_each_to_the_new_one():
+    perth = MemoryNote("Lives in Perth", "2025-01-01", ["home"])
+    darwin = MemoryNote("Based in Darwin", "2025-06-01", ["home"])  # two homes live (an old import)
+    cairns = MemoryNote("Moved to Cairns", "2026-11-01", ["home"])
+    merged, _ = rules_only_merge([perth, darwin], [cairns], clock=CLOCK)
+    by_id = {n.id: n for n in merged}
+    assert live(merged) == [cairns.text]
+    assert by_id[perth.id].superseded_by == by_id[darwin.id].superseded_by == cairns.id
 
 
 def test_top_k_counts_live_notes_only():
