@@ -30,7 +30,7 @@ from agents import Agent, RunContextWrapper, RunHooks
 from helpers.budget import BudgetExceeded, BudgetReport, ContextBudget, TokenCounter, count_tokens, fit_notes, measure
 from helpers.policy import DEFAULT_POLICY, Policy
 from helpers.render import (
-    LeftOut, NONE_LINE, Selection, format_notes, inline, render_frontmatter, render_note_line,
+    DATED_AFTER_NOW, LeftOut, NONE_LINE, Selection, format_notes, inline, render_frontmatter, render_note_line,
     select_notes,
 )
 from helpers.retrieval import (
@@ -128,12 +128,16 @@ def _retrieve(memory: Any, query: str, policy: Policy, live: list[MemoryNote],
     """The global notes searched for the message (newest first), and why every other one is out."""
     ranking = memory.search_ranking(query, limit=policy.k if policy.k is not None else SEARCH_LIMIT)
     scores = {s.note.id: s for s in ranking.kept + [s for s, _ in ranking.dropped]}
-    kept = sorted((s.note for s in ranking.kept), key=lambda n: parse_time(n.observed_at),
+    # A note dated after now is not shown until its date, however well it scores.
+    future = {x.note.id for x in selected.left_out if x.reason == DATED_AFTER_NOW}
+    kept = sorted((s.note for s in ranking.kept if s.note.id not in future), key=lambda n: parse_time(n.observed_at),
                   reverse=True)
     left = [LeftOut(s.note, f"{why} (score {s.score:.2f})") for s, why in ranking.dropped]
     left += [LeftOut(n, LEFT_OUT_NOT_RECALLED) for n in live if n.id not in scores]
     live_ids = {n.id for n in live}
-    left += [x for x in selected.left_out if x.note.id not in live_ids]  # expired, superseded, ...
+    recalled_future = {s.note.id for s in ranking.kept} & future
+    left += [x for x in selected.left_out  # expired, superseded, ..., dated after now
+             if x.note.id not in live_ids or x.note.id in recalled_future]
     return Selection(kept, left), scores
 
 
