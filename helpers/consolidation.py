@@ -772,7 +772,7 @@ def _resolve_conflict(note: MemoryNote, other: MemoryNote, d: PlanDecision, repo
     future = [n for n in (note, other) if parse_time(n.observed_at) > now]
     # The same instant however it is written ("2026-11-29", "2026-11-29T10:00:00+10:00"), or a note
     # dated after now (a wrong clock, a typo), cannot be ordered: recency does not decide those.
-    if d.action == "supersede" and parse_time(note.observed_at) != parse_time(other.observed_at) and not future:
+    if d.action == "supersede" and _orderable(note, other) and not future:
         # recency=False trusts the model's direction (evals switch the guard off to show its worth).
         older, newer = sorted((note, other), key=lambda n: parse_time(n.observed_at)) if recency else (note, other)
         if older.status != "active":
@@ -790,6 +790,16 @@ def _resolve_conflict(note: MemoryNote, other: MemoryNote, d: PlanDecision, repo
            else f"dated after now ({future[0].observed_at}): recency cannot decide" if future
            else "same date: recency cannot decide")
     _ask_user(note, other, f"{why}; {d.reason}", report)
+
+
+def _orderable(a: MemoryNote, b: MemoryNote) -> bool:
+    """Can recency tell which note is newer? Not at the same instant, nor when one gives only a day
+    ("2026-11-29") and the other falls on that day (UTC): the day-only note may be the later one."""
+    ta, tb = parse_time(a.observed_at), parse_time(b.observed_at)
+    if ta == tb:
+        return False
+    day_only = [n for n in (a, b) if "T" not in n.observed_at.upper() and " " not in n.observed_at.strip()]
+    return not (day_only and ta.astimezone(UTC).date() == tb.astimezone(UTC).date())
 
 
 def _ask_user(note: MemoryNote, other: MemoryNote, why: str, report: ConsolidationReport) -> None:

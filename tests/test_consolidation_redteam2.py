@@ -178,3 +178,18 @@ def test_top_k_counts_live_notes_only():
     live_one = MemoryNote("Prefers the 07:30 flight", "2026-11-01", ["time"])
     older = MemoryNote("Prefers flights after 09:00", "2026-05-01", ["time"])
     assert select_notes([retired, live_one, older], CLOCK, k=1).kept == [live_one]
+
+
+def test_a_day_only_note_and_a_timed_note_of_that_day_go_to_the_user():
+    # "2026-11-29" reads as midnight, so the note timed 07:00 that day counted as newer, though the
+    # day-only note may have been said at 23:00: recency cannot order them.
+    aisle = MemoryNote("Prefers aisle seats", "2026-11-29", ["seat"])
+    window = MemoryNote("Prefers window seats", "2026-11-29T07:00:00Z", ["seat"])
+    merged, report = rules_only_merge([aisle], [window], clock=CLOCK)
+    assert live(merged) == sorted([aisle.text, window.text]), report.summary()
+    [conflict] = report.needs_user
+    assert "same date" in conflict.reason
+    # A day earlier still orders.
+    earlier = MemoryNote("Prefers aisle seats", "2026-11-28", ["seat"])
+    merged, _ = rules_only_merge([earlier], [window], clock=CLOCK)
+    assert live(merged) == [window.text]
