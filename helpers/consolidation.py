@@ -16,8 +16,10 @@ After a session ends, its notes join global memory in three steps:
    which side of a conflict wins; a same-day or model-flagged conflict goes to the user, and
    a "conflict" between notes on different subjects is overruled (both stay).
 
-`merge_notes` runs all three; if the model fails in any way (invalid JSON, a schema violation,
-an invented or dropped note, a timeout, an exception) it returns the deterministic result and
+`merge_notes` runs all three, then the attribute rules (`helpers.attributes`: a changed home
+city, diet, seat... retires the older value by recency). Without a model, or if the model fails
+in any way (invalid JSON, a schema violation, an invented or dropped note, a timeout, an
+exception), it returns `rules_only_merge`: step 1 and the attribute rules, nothing else, and
 says why in `report.fallback_reason`. Nothing is deleted: a note that loses stays in global
 memory with status "superseded" and a `superseded_by` pointer, so the chain can be replayed.
 """
@@ -36,15 +38,14 @@ from agents.models.interface import Model
 from pydantic import BaseModel
 
 from helpers.attributes import (
-    _SOMEONE_ELSE,
     STATING_WORDS,
     attributes_of,
     confirm_attribute_changes,
-    named_subject,
+    others_in,
     qualifiers,
     unshared_facts,
 )
-from helpers.state import Clock, MemoryNote, MemoryState, note_id, parse_time
+from helpers.state import Clock, MemoryNote, MemoryState, note_id, parse_time, recency
 from helpers.store_base import fold
 from helpers.words import STOPWORDS, content_words, stem, topic_words
 from helpers.write_policy import DEFAULT_WRITE_POLICY, WritePolicy, keyword_grounded
@@ -157,8 +158,11 @@ def is_near_duplicate(a: str, b: str) -> bool:
     if normalize(a) == normalize(b):
         return True
     (wa, na), (wb, nb) = _words(a), _words(b)
-    # Different numbers or a negation on one side make a different fact, however similar.
-    return na == nb and ("not" in wa) == ("not" in wb) and similarity(a, b) >= NEAR_DUPLICATE_THRESHOLD
+    # Different numbers or a negation on one side make a different fact, however similar, and so
+    # does another name: "hotels near the old town in Tallinn ..." is not "... in Riga ...".
+    names = {n if not n.isascii() else stem(n) for n in _names(a) + _names(b)}
+    return (na == nb and ("not" in wa) == ("not" in wb) and not (wa ^ wb) & names
+            and similarity(a, b) >= NEAR_DUPLICATE_THRESHOLD)
 
 
 def _topic(note: MemoryNote) -> set[str]:
@@ -339,7 +343,8 @@ def deterministic_merge(global_notes: list[MemoryNote], session_notes: list[Memo
                         clock: Clock, write_policy: WritePolicy | None = None
                         ) -> tuple[list[MemoryNote], ConsolidationReport]:
     """Fold the session into global memory with rules only. The inputs are not modified.
-    Every session note passes `write_policy` (default: DEFAULT_WRITE_POLICY) again."""
+    Every session note passes `write_policy` (default: DEFAULT_WRITE_POLICY) again.
+    This is what the model is shown; `rules_only_merge` adds the attribute rules to it."""
     notes = copy.deepcopy(global_notes)
     report = ConsolidationReport(at=clock().isoformat())
     for note in notes:
@@ -379,11 +384,13 @@ def deterministic_merge(global_notes: list[MemoryNote], session_notes: list[Memo
         if twin is None:
             why = "new durable note" + (f"; keyword(s) {', '.join(unsaid)} dropped: its text does not "
                                         "state them" if unsaid else "")
+            if note.is_dated_after_now(clock):
+                why += f"; dated after now ({note.observed_at}): not shown, nor merged, until then"
             report.decisions[note.id] = MergeDecision(note.id, "added", why)
             continue
         # The copy that lives longest stays active (a copy that expires must not retire one that
         # does not: the fact would vanish with it); then the newest; on a tie, the note already there.
-        newer, older = (note, twin) if _survives(note, twin) else (twin, note)
+        newer, older = (note, twin) if _survives(note, twin, clock) else (twin, note)
         _supersede(older, newer)
         if newer is note:
             report.decisions[note.id] = MergeDecision(note.id, "added", "newest copy of a duplicate")
@@ -392,6 +399,19 @@ def deterministic_merge(global_notes: list[MemoryNote], session_notes: list[Memo
             reason += "; the copy that expires later stays"
         report.decisions[older.id] = MergeDecision(older.id, "duplicate", reason, newer.id)
     return notes, report
+
+
+def rules_only_merge(global_notes: list[MemoryNote], session_notes: list[MemoryNote], *,
+                     clock: Clock, write_policy: WritePolicy | None = None, recency: bool = True
+                     ) -> tuple[list[MemoryNote], ConsolidationReport]:
+    """The merge without a model: `deterministic_merge`, then the attribute rules
+    (`helpers.attributes`): a new note that gives a one-value attribute (home city, diet, seat...)
+    another value than an older live note retires it by recency (superseded, kept); a change
+    they cannot confirm goes to the user. `merge_notes` returns exactly this when there is no
+    model, when the model is not needed, and whenever the model fails or its plan is refused,
+    so a fallback never leaves two home cities live."""
+    notes, report = deterministic_merge(global_notes, session_notes, clock=clock, write_policy=write_policy)
+    return confirm_attribute_changes(notes, report, clock=clock, recency=recency)
 
 
 def _free_id(note: MemoryNote, by_id: dict[str, MemoryNote]) -> str:
@@ -412,9 +432,12 @@ def _outlives(a: MemoryNote, b: MemoryNote) -> bool:
     return _end(a) > _end(b)
 
 
-def _survives(note: MemoryNote, twin: MemoryNote) -> bool:
-    """Of two copies of one note, does `note` stay active rather than `twin`?"""
-    return (_end(note), parse_time(note.observed_at)) > (_end(twin), parse_time(twin.observed_at))
+def _survives(note: MemoryNote, twin: MemoryNote, clock: Clock) -> bool:
+    """Of two copies of one note, does `note` stay active rather than `twin`? A copy dated after
+    now never retires one that holds now (it is not shown until its date: the fact would vanish)."""
+    def key(n: MemoryNote) -> tuple:
+        return (not n.is_dated_after_now(clock), _end(n), recency(n, clock))
+    return key(note) > key(twin)
 
 
 def split_keywords(note: MemoryNote) -> tuple[list[str], list[str]]:
@@ -448,11 +471,14 @@ def notes_for_model(notes: list[MemoryNote], report: ConsolidationReport, *, clo
     Global notes on another subject (see `related`) cannot merge or conflict with a new note,
     so they stay out of the prompt: shorter, faster, and nothing to get wrong.
     """
-    new = [n for n in notes if report.decisions[n.id].outcome == "added" and n.is_live(clock)]
+    def shown_now(n: MemoryNote) -> bool:  # a note dated after now cannot be ordered: not for a merge
+        return n.is_live(clock) and not n.is_dated_after_now(clock)
+
+    new = [n for n in notes if report.decisions[n.id].outcome == "added" and shown_now(n)]
     if not new:
         return []
     new_ids = {n.id for n in new}
-    shown = [n for n in notes if n.id in new_ids or (n.is_live(clock) and any(related(n, m) for m in new))]
+    shown = [n for n in notes if n.id in new_ids or (shown_now(n) and any(related(n, m) for m in new))]
     # Oldest first, so "a newer note replaces this one" reads top to bottom.
     return sorted(shown, key=lambda n: (parse_time(n.observed_at), n.id))
 
@@ -557,7 +583,8 @@ def apply_plan(notes: list[MemoryNote], report: ConsolidationReport, plan: Conso
 
     notes = copy.deepcopy(notes)
     by_id = {n.id: n for n in notes}
-    report = replace(report, decisions=dict(report.decisions), created=[], needs_user=[], overruled=[],
+    report = replace(report, decisions=dict(report.decisions), created=[], needs_user=list(report.needs_user),
+                     overruled=[],
                      model_used=True, fallback_reason=None)
     merged_into: dict[str, str] = {}
     restated: set[str] = set()
@@ -680,8 +707,7 @@ def _not_replaced(a: MemoryNote, b: MemoryNote) -> str:
     qa, qb = qualifiers(older.text), qualifiers(newer.text)
     if qa != qb:
         return "circumstances (" + ", ".join(sorted(qa ^ qb)) + ")"
-    whom = [{m.group(0).lower() for m in _SOMEONE_ELSE.finditer(n.text)} | {(named_subject(n.text) or "").lower()} - {""}
-            for n in (older, newer)]
+    whom = [others_in(n.text) for n in (older, newer)]
     if bool(whom[0]) != bool(whom[1]):
         return "whom it is about (" + ", ".join(sorted(whom[0] | whom[1])) + ")"
     return ""
@@ -746,7 +772,7 @@ def _resolve_conflict(note: MemoryNote, other: MemoryNote, d: PlanDecision, repo
     future = [n for n in (note, other) if parse_time(n.observed_at) > now]
     # The same instant however it is written ("2026-11-29", "2026-11-29T10:00:00+10:00"), or a note
     # dated after now (a wrong clock, a typo), cannot be ordered: recency does not decide those.
-    if d.action == "supersede" and parse_time(note.observed_at) != parse_time(other.observed_at) and not future:
+    if d.action == "supersede" and _orderable(note, other) and not future:
         # recency=False trusts the model's direction (evals switch the guard off to show its worth).
         older, newer = sorted((note, other), key=lambda n: parse_time(n.observed_at)) if recency else (note, other)
         if older.status != "active":
@@ -764,6 +790,16 @@ def _resolve_conflict(note: MemoryNote, other: MemoryNote, d: PlanDecision, repo
            else f"dated after now ({future[0].observed_at}): recency cannot decide" if future
            else "same date: recency cannot decide")
     _ask_user(note, other, f"{why}; {d.reason}", report)
+
+
+def _orderable(a: MemoryNote, b: MemoryNote) -> bool:
+    """Can recency tell which note is newer? Not at the same instant, nor when one gives only a day
+    ("2026-11-29") and the other falls on that day (UTC): the day-only note may be the later one."""
+    ta, tb = parse_time(a.observed_at), parse_time(b.observed_at)
+    if ta == tb:
+        return False
+    day_only = [n for n in (a, b) if "T" not in n.observed_at.upper() and " " not in n.observed_at.strip()]
+    return not (day_only and ta.astimezone(UTC).date() == tb.astimezone(UTC).date())
 
 
 def _ask_user(note: MemoryNote, other: MemoryNote, why: str, report: ConsolidationReport) -> None:
@@ -786,16 +822,17 @@ async def merge_notes(global_notes: list[MemoryNote], session_notes: list[Memory
     """Pure form: (new global notes, report). The inputs are not modified, so a store can commit
     the result atomically. Without a model only the deterministic pass runs, and the model is not
     asked when no two of the notes it would see share a subject (nothing to merge or resolve)."""
-    notes, report = deterministic_merge(global_notes, session_notes, clock=clock,
-                                        write_policy=write_policy)
+    notes, report = deterministic_merge(global_notes, session_notes, clock=clock, write_policy=write_policy)
+    # The model sees the fold; without it (none given, nothing for it to do, or any failure) the
+    # result is exactly the rules-only merge, attribute rules included.
+    rules_only = confirm_attribute_changes(copy.deepcopy(notes), replace(
+        report, decisions=dict(report.decisions), needs_user=list(report.needs_user)), clock=clock, recency=recency)
     inputs = notes_for_model(notes, report, clock=clock)
     if model is None or not inputs:
-        return notes, report
+        return rules_only
     if not any(related(a, b) for i, a in enumerate(inputs) for b in inputs[i + 1:]):
         why = "one new note, nothing related" if len(inputs) == 1 else "no two notes share a subject"
-        # Nothing for the model to merge; a changed home city, diet, seat... is still caught by rules.
-        return confirm_attribute_changes(notes, replace(report, model_skipped=why), clock=clock,
-                                         recency=recency)
+        return rules_only[0], replace(rules_only[1], model_skipped=why)  # nothing to merge or resolve
     try:
         plan = await _bounded(propose_plan(inputs, model), timeout)
     except TimeoutError:
@@ -807,14 +844,9 @@ async def merge_notes(global_notes: list[MemoryNote], session_notes: list[Memory
             # The plan, then the attribute rules for a changed home city, diet, seat... it left alone.
             merged = apply_plan(notes, report, plan, inputs, write_policy=write_policy, recency=recency)
             return confirm_attribute_changes(*merged, clock=clock, recency=recency)
-        except MergedAChange as error:
-            # The model saw the change but wrote it as one note: the rules-only result, then the
-            # attribute rules, which retire the older value by recency (superseded, not lost).
-            return confirm_attribute_changes(notes, replace(report, fallback_reason=f"plan rejected: {error}"),
-                                             clock=clock, recency=recency)
-        except PlanRejected as error:
+        except PlanRejected as error:  # MergedAChange too: the rules retire the older value
             reason = f"plan rejected: {error}"
-    return notes, replace(report, fallback_reason=reason)  # exactly the rules-only merge
+    return rules_only[0], replace(rules_only[1], fallback_reason=reason)  # exactly the rules-only merge
 
 
 async def _bounded(coro, timeout: float):
@@ -881,8 +913,8 @@ async def _consolidate(state: MemoryState, session: list[MemoryNote], model: Mod
         # What changed meanwhile wins: re-run the rules on the memory as it is now.
         still_there = {n.id: n for n in state.session_notes}
         session = [still_there[n.id] for n in session if n.id in still_there]
-        notes, report = deterministic_merge(state.global_notes, session, clock=clock,
-                                            write_policy=write_policy)
+        notes, report = rules_only_merge(state.global_notes, session, clock=clock,
+                                         write_policy=write_policy, recency=recency)
         report = replace(report, fallback_reason=f"memory changed during consolidation ({moved}); "
                                                  "the rules re-ran on the current memory")
         state.global_notes = notes
@@ -924,5 +956,6 @@ __all__ = [
     "ConsolidationPlan", "ConsolidationReport", "MergeDecision", "Outcome", "PlanDecision", "PlanNote",
     "PlanRejected", "apply_plan", "carries", "consolidate", "consolidate_in_background", "consolidator_agent",
     "deterministic_merge", "is_near_duplicate", "merge_notes", "normalize", "notes_for_model",
-    "propose_plan", "related", "render_for_model", "similarity", "split_keywords", "unsupported_claims",
+    "propose_plan", "related", "render_for_model", "rules_only_merge", "similarity", "split_keywords",
+    "unsupported_claims",
 ]

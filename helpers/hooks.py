@@ -30,14 +30,14 @@ from agents import Agent, RunContextWrapper, RunHooks
 from helpers.budget import BudgetExceeded, BudgetReport, ContextBudget, TokenCounter, count_tokens, fit_notes, measure
 from helpers.policy import DEFAULT_POLICY, Policy
 from helpers.render import (
-    LeftOut, NONE_LINE, Selection, format_notes, inline, render_frontmatter, render_note_line,
+    DATED_AFTER_NOW, LeftOut, NONE_LINE, Selection, format_notes, inline, render_frontmatter, render_note_line,
     select_notes,
 )
 from helpers.retrieval import (
     LEFT_OUT_NOT_RECALLED, SEARCH_LIMIT, ScoredNote, latest_user_message, render_retrieved_line,
     should_retrieve,
 )
-from helpers.state import MemoryNote, MemoryState, parse_time
+from helpers.state import Clock, MemoryNote, MemoryState, parse_time
 from helpers.tools import MEMORY_TOOL
 
 BASE_INSTRUCTIONS = """\
@@ -95,7 +95,7 @@ class RenderedPrompt:
 def _fit_to_budget(budget: ContextBudget, counter: TokenCounter, stable: dict[str, str], profile: dict[str, str],
                    global_kept: list[MemoryNote], session_kept: list[MemoryNote] | None,
                    keywords: tuple[str, ...] | None, retrieved_of: int | None = None,
-                   scores: dict[str, ScoredNote] | None = None):
+                   scores: dict[str, ScoredNote] | None = None, clock: Clock | None = None):
     """Check the parts that are never cut, then drop the lowest-value notes until the notes fit."""
     for name, texts, allowed in [("stable instructions (role + memory policy)", stable, budget.stable_instructions),
                                  ("profile (frontmatter + recent history)", profile, budget.profile)]:
@@ -116,7 +116,7 @@ def _fit_to_budget(budget: ContextBudget, counter: TokenCounter, stable: dict[st
     value = None if scores is None else (
         lambda n: (id(n) in in_session, scores[n.id].score if n.id in scores else 0.0))
     fitted = fit_notes(global_kept + (session_kept or []), budget.notes, counter, keywords=keywords,
-                       render=render_both, value=value)
+                       render=render_both, value=value, clock=clock)
     report = measure(budget, counter, {"stable_instructions": "\n\n".join(stable.values()),
                                        "profile": "\n\n".join(profile.values()),
                                        "notes": render_both(fitted.kept)}, fitted.left_out)
@@ -128,12 +128,16 @@ def _retrieve(memory: Any, query: str, policy: Policy, live: list[MemoryNote],
     """The global notes searched for the message (newest first), and why every other one is out."""
     ranking = memory.search_ranking(query, limit=policy.k if policy.k is not None else SEARCH_LIMIT)
     scores = {s.note.id: s for s in ranking.kept + [s for s, _ in ranking.dropped]}
-    kept = sorted((s.note for s in ranking.kept), key=lambda n: parse_time(n.observed_at),
+    # A note dated after now is not shown until its date, however well it scores.
+    future = {x.note.id for x in selected.left_out if x.reason == DATED_AFTER_NOW}
+    kept = sorted((s.note for s in ranking.kept if s.note.id not in future), key=lambda n: parse_time(n.observed_at),
                   reverse=True)
     left = [LeftOut(s.note, f"{why} (score {s.score:.2f})") for s, why in ranking.dropped]
     left += [LeftOut(n, LEFT_OUT_NOT_RECALLED) for n in live if n.id not in scores]
     live_ids = {n.id for n in live}
-    left += [x for x in selected.left_out if x.note.id not in live_ids]  # expired, superseded, ...
+    recalled_future = {s.note.id for s in ranking.kept} & future
+    left += [x for x in selected.left_out  # expired, superseded, ..., dated after now
+             if x.note.id not in live_ids or x.note.id in recalled_future]
     return Selection(kept, left), scores
 
 
@@ -176,7 +180,7 @@ def render_prompt(state: MemoryState, *, policy: Policy = DEFAULT_POLICY, base: 
     if budget is not None:
         global_kept, session_kept, dropped, report = _fit_to_budget(
             budget, counter or count_tokens, stable, profile, global_kept, session_kept,
-            policy.keywords, retrieved_of, scores)
+            policy.keywords, retrieved_of, scores, clock=clock)
         left_out += dropped
 
     notes = _notes_blocks(global_kept, session_kept, retrieved_of)

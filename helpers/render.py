@@ -5,7 +5,7 @@ every line shows the note's date, so a policy that says "the newest note wins" c
 actually be followed. Whatever wrote them, note texts, keywords and profile keys and
 values are shown through `inline`: one line each, with tag-like `<` escaped, so no
 stored text can close a prompt section, open a forged one, or start a forged list line. Only live notes are rendered: expired, superseded and deleted
-notes never reach a prompt. `select_notes` also says which notes were left out and
+notes never reach a prompt, nor does a note dated after now until its date comes. `select_notes` also says which notes were left out and
 why, so the prompt inspector can show it.
 """
 
@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 import yaml
 
-from helpers.state import Clock, MemoryNote, parse_time
+from helpers.state import Clock, MemoryNote, parse_time, recency
 
 # Why a note did not reach the prompt (the budget adds "over budget").
 EXPIRED = "expired"
@@ -27,6 +27,11 @@ DELETED = "deleted"
 FILTERED = "filtered by keyword"
 BEYOND_TOP_K = "beyond top-k"
 OVER_BUDGET = "over budget"
+# Older than a note of the same list that gives the same attribute another value (a filter left
+# that newer note out): it takes this note's place, so the prompt never shows only the stale value.
+CONTRADICTED = "a newer note gives another value"
+# Observed after the clock's now (a skewed clock, a typo, a forged import): kept, shown from its date on.
+DATED_AFTER_NOW = "dated after now"
 
 NONE_LINE = "- (none)"
 
@@ -119,6 +124,9 @@ def _why_not_live(note: MemoryNote, clock: Clock) -> str | None:
         return SUPERSEDED
     if note.status == "expired" or note.is_expired(clock):
         return EXPIRED
+    if note.is_dated_after_now(clock):
+        # It would read as the newest note and win by recency: not shown until its date comes.
+        return DATED_AFTER_NOW
     return None
 
 
@@ -127,25 +135,36 @@ def select_notes(notes: Iterable[MemoryNote], clock: Clock, *, k: int | None = N
     """Live notes, newest first, filtered by keyword (any match keeps a note), then the top k.
 
     Every note that is not kept appears in `left_out` with the first reason that applies:
-    deleted / superseded / expired, then "filtered by keyword", then "beyond top-k".
+    deleted / superseded / expired / dated after now, then "filtered by keyword", then "beyond top-k".
     """
     if k is not None and k < 0:
         raise ValueError(f"k must be a non-negative number of notes, got {k!r}")
     keywords = list(keywords) if keywords else []
     # sorted() is stable: notes observed at the same instant keep their stored order.
-    newest_first = sorted(notes, key=lambda n: parse_time(n.observed_at), reverse=True)
+    newest_first = sorted(notes, key=lambda n: recency(n, clock), reverse=True)
+    from helpers.attributes import contradicts  # late: attributes reads the catalogue
+
     kept: list[MemoryNote] = []
     left_out: list[LeftOut] = []
     for note in newest_first:
         reason = _why_not_live(note, clock)
         if reason is None and keywords and not matches_keywords(note, keywords):
             reason = FILTERED
+        if reason is None and keywords:
+            # "Prefers aisle seats" matches "seat"; the newer "Now wants the window" does not: shown
+            # alone, the stale value would read as the current one. The newer note takes its place.
+            newer = next((x for x in left_out if x.reason == FILTERED and contradicts(x.note, note)), None)
+            if newer is not None:
+                left_out.remove(newer)
+                left_out.append(LeftOut(note, CONTRADICTED))
+                note = newer.note
         if reason is None and k is not None and len(kept) >= k:
             reason = BEYOND_TOP_K
         if reason is None:
             kept.append(note)
         else:
             left_out.append(LeftOut(note, reason))
+    kept.sort(key=lambda n: recency(n, clock), reverse=True)  # a note that took an older one's place
     return Selection(kept, left_out)
 
 
@@ -157,7 +176,7 @@ def render_notes(notes: Iterable[MemoryNote], clock: Clock, *, k: int | None = N
 
 
 __all__ = [
-    "BEYOND_TOP_K", "DELETED", "EXPIRED", "FILTERED", "LeftOut", "NONE_LINE", "OVER_BUDGET", "SUPERSEDED",
+    "BEYOND_TOP_K", "CONTRADICTED", "DATED_AFTER_NOW", "DELETED", "EXPIRED", "FILTERED", "LeftOut", "NONE_LINE", "OVER_BUDGET", "SUPERSEDED",
     "Selection", "format_notes", "inline", "matches_keywords", "note_date", "render_frontmatter", "render_note_line",
     "render_notes", "select_notes",
 ]

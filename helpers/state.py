@@ -48,6 +48,24 @@ def parse_time(value: str) -> datetime:
     return parsed
 
 
+def _now(clock: Clock) -> datetime:
+    now = clock()
+    # A naive clock is read as UTC, as parse_time reads naive text.
+    return now.replace(tzinfo=UTC) if now.tzinfo is None else now
+
+
+def recency(note: MemoryNote, clock: Clock | None = None) -> tuple[datetime, bool]:
+    """How new a note is, for "the newest note wins": its observed instant, except that a note
+    dated after now counts as observed now and, at that instant, below a note really observed
+    then. A wrong clock or a forged date never makes a note the newest. Without a clock, the
+    observed instant as written."""
+    observed = parse_time(note.observed_at)
+    if clock is None:
+        return observed, True
+    now = _now(clock)
+    return (now, False) if observed > now else (observed, True)
+
+
 def today(clock: Clock) -> str:
     return clock().date().isoformat()
 
@@ -101,10 +119,11 @@ class MemoryNote:
     def is_expired(self, clock: Clock) -> bool:
         if self.expires_at is None:
             return False
-        now = clock()
-        if now.tzinfo is None:  # a naive clock is read as UTC, as parse_time reads naive text
-            now = now.replace(tzinfo=UTC)
-        return parse_time(self.expires_at) <= now
+        return parse_time(self.expires_at) <= _now(clock)
+
+    def is_dated_after_now(self, clock: Clock) -> bool:
+        """Observed after the clock's now: a skewed clock, a typo in a year, a forged import."""
+        return parse_time(self.observed_at) > _now(clock)
 
     def is_live(self, clock: Clock) -> bool:
         """Active and not past its expiry: the only notes that may reach a prompt."""
@@ -247,5 +266,5 @@ def load_example_state(name: str = "travel_concierge") -> MemoryState:
 
 __all__ = [
     "Clock", "Kind", "LedgerEntry", "MemoryNote", "MemoryState", "Scope", "Sensitivity", "Status",
-    "fixed_clock", "load_example_state", "note_id", "parse_time", "system_clock", "today",
+    "fixed_clock", "load_example_state", "note_id", "parse_time", "recency", "system_clock", "today",
 ]

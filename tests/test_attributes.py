@@ -5,7 +5,7 @@ import pytest
 from helpers import evals
 from helpers.evals.agents import plan_for
 from helpers.attributes import attributes_of, confirm_attribute_changes, propose_changes, qualifiers
-from helpers.consolidation import deterministic_merge, merge_notes
+from helpers.consolidation import deterministic_merge, merge_notes, rules_only_merge
 from helpers.state import MemoryNote, fixed_clock
 from tests.scripted_model import ScriptedModel
 
@@ -171,14 +171,19 @@ async def test_a_pair_the_model_sent_to_the_user_stays_with_the_user():
     assert [n.status for n in merged] == ["active", "active"] and len(report.needs_user) == 1
 
 
-async def test_without_a_model_or_after_a_fallback_the_rules_only_merge_is_unchanged():
+async def test_without_a_model_or_after_a_fallback_the_rules_only_merge_settles_the_move():
+    # Before, the rules-only merge (and so every fallback) left both cities live.
     melbourne = note("Lives in Melbourne", keywords=["home"], kind="fact")
-    rules, _ = deterministic_merge([BRISBANE], [melbourne], clock=CLOCK)
+    rules, _ = rules_only_merge([BRISBANE], [melbourne], clock=CLOCK)
     alone, _ = await merge_notes([BRISBANE], [melbourne], None, clock=CLOCK)
     fallback, report = await merge_notes(
         [BRISBANE], [melbourne], ScriptedModel(["not json"]), clock=CLOCK
     )
     assert alone == rules == fallback and report.fallback_reason
+    assert [(n.text, n.status) for n in rules] == [
+        ("Lives in Brisbane", "superseded"), ("Lives in Melbourne", "active")]
+    folded, _ = deterministic_merge([BRISBANE], [melbourne], clock=CLOCK)  # what the model is shown
+    assert all(n.status == "active" for n in folded)
 
 
 def test_only_new_notes_are_paired():
