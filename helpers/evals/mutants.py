@@ -241,7 +241,7 @@ async def _forget_keeps_history(session: Any, matching: str) -> None:
     """Erases from the store and from the session's memory lists, but not from its history: the
     turns that named what was forgotten are still sent to the model."""
     session.memory.forget(matching=matching)
-    session._drop_erased()
+    await session._drop_erased()
 
 
 async def _forget_in_store_only(session: Any, matching: str) -> None:
