@@ -21,6 +21,7 @@ the search.
 from __future__ import annotations
 
 import json
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -201,14 +202,16 @@ def _notes_loaded_twice(session: Any, store: Any, scenario: Scenario) -> None:
     session.state.global_notes += [replace(n) for n in session.state.global_notes]
 
 
-# What the first session of a run loaded, per store: a cache that is never invalidated.
-_FIRST_LOAD: dict[int, list[MemoryNote]] = {}
+# What the first session of a run loaded, per store: a cache that is never invalidated. Keyed by
+# the store object itself, weakly: an id() key is reused once a store is freed, and a later
+# scenario's store then got an earlier one's notes (the kill matrix changed from run to run).
+_FIRST_LOAD: weakref.WeakKeyDictionary[Any, list[MemoryNote]] = weakref.WeakKeyDictionary()
 
 
 def _memory_cached_across_sessions(session: Any, store: Any, scenario: Scenario) -> None:
     """Caches each user's long-term notes at their first session and serves that copy ever
     after: what later sessions consolidated never reaches a prompt."""
-    cached = _FIRST_LOAD.setdefault(id(store), list(session.state.global_notes))
+    cached = _FIRST_LOAD.setdefault(store, list(session.state.global_notes))
     session.state.global_notes = list(cached)
 
 
