@@ -776,12 +776,23 @@ _NAME = re.compile(r"(?<![\w'’])[A-Z][\w'’-]*")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
+def _plain(number: str) -> str:
+    """One way to write a number: "1,411" and "1.411" (groups of three) -> "1411", "4,8" -> "4.8",
+    leading zeros dropped ("04" -> "4")."""
+    head, *groups = re.split(r"[.,]", number)
+    if groups and all(len(g) == 3 for g in groups):
+        number = head + "".join(groups)
+    else:
+        number = number.replace(",", ".")
+    return number.lstrip("0") or "0"
+
+
 def _numbers(text: str) -> set[str]:
-    """Every number in `text`, thousands separators and leading zeros dropped ("1,411" -> "1411")."""
+    """Every number in `text` (`_plain`), and each of its parts ("2026-12-04" gives 2026, 12, 4)."""
     found = set()
     for number in _NUMBER.findall(text):
-        found.add(number.replace(",", "").lstrip("0") or "0")
-        found.update(part.lstrip("0") or "0" for part in re.split(r"[.,]", number))
+        found.add(_plain(number))
+        found.update(_plain(part) for part in re.split(r"[.,]", number))
     return found
 
 
@@ -796,13 +807,13 @@ def ungrounded(answer: str, sources: str) -> str | None:
     """
     known = _numbers(sources)
     for number in _NUMBER.findall(answer):
-        value = number.replace(",", "").lstrip("0") or "0"
+        value = _plain(number)
         if value not in known and not (value.isdigit() and int(value) <= 10):
             return number
     words = set(re.findall(r"[\w'’-]+", sources.casefold()))
     for match in _NAME.finditer(answer):
         opens = re.search(r"(^|[.!?:\n(\"“]\s*)$", answer[:match.start()]) is not None
-        word = match.group(0).strip("'’-").casefold()
+        word = re.sub(r"['’]s?$", "", match.group(0)).strip("'’-").casefold()  # "Maya's" is Maya
         if not opens and word not in _CALENDAR and word not in words and word.rstrip("s") not in words:
             return match.group(0)
     return None

@@ -676,6 +676,9 @@ def test_ungrounded_finds_the_names_and_numbers_no_source_gave():
     assert llm.ungrounded("QF417 with Qantas leaves SYD at 10:30 on Friday 4 December for 1530 AUD, "
                           "with 2 aisle seats left.", results) is None
     assert llm.ungrounded("Qantas flies there. Mexican food too, in one or two places.", results) is None
+    # Another way of writing what the results say is not an invention.
+    assert llm.ungrounded("For Maya’s trip, Qantas's QF417 at 1.530 AUD.", results + " Maya Chen") is None
+    assert llm.ungrounded("QF417 costs 1,531 AUD.", results) == "1,531"
 
 
 def test_an_answer_that_invents_a_place_is_asked_for_again_then_replaced_by_the_results():
