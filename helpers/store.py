@@ -326,8 +326,7 @@ class MemoryStore(StoreBase):
 
     def for_user(self, tenant_id: str, user_id: str) -> UserMemory:
         """The only way to reach notes: a handle bound to one (tenant, user)."""
-        check_owner(tenant_id, user_id)
-        return UserMemory(self, tenant_id, user_id)
+        return UserMemory(self, *check_owner(tenant_id, user_id))
 
     def close(self) -> None:
         with self._lock:
@@ -576,8 +575,9 @@ class UserMemory(UserMemoryBase):
 
     def save_profile(self, profile: dict[str, Any]) -> None:
         """Store the profile. Every key and value passes the write policy first (PolicyRefused)."""
-        text = self._allowed_profile(profile)
         with self._store._transaction(write=True) as conn:
+            self._admit(conn, profile=profile)
+            text = json.dumps(profile, ensure_ascii=False)
             conn.execute(
                 """INSERT INTO profiles (tenant_id, user_id, profile) VALUES (:tenant, :user, :profile)
                    ON CONFLICT (tenant_id, user_id) DO UPDATE SET profile = excluded.profile""",
@@ -588,16 +588,18 @@ class UserMemory(UserMemoryBase):
 
         Every note passes the store's write policy first; if any is refused, none is written and
         PolicyRefused lists them."""
-        notes = self._allowed_notes(notes)
+        notes = _long_term(notes)
         with self._store._transaction(write=True) as conn:
+            self._admit(conn, notes=[(n, session_id) for n in notes])
             self._write_notes(conn, notes, session_id, superseded=[])
         return len(notes)
 
     def stage_session_notes(self, session_id: str, notes: Iterable[MemoryNote]) -> int:
         """Persist notes captured during a session, so a crash before consolidation loses none.
         A note this handle staged or loaded before and that was erased since is not staged again."""
-        notes = self._allowed_staged(notes)
+        notes = list(notes)
         with self._store._transaction(write=True) as conn:
+            self._admit(conn, staged=[(session_id, n) for n in notes])
             gone = self._gone_among(conn, [n.id for n in notes])
             notes = [n for n in notes if n.id not in gone]
             self._stage(conn, [(session_id, n) for n in notes])
@@ -646,10 +648,7 @@ class UserMemory(UserMemoryBase):
         with self._store._transaction(write=True) as conn:
             gone = self._gone(self._present_ids(conn))
             notes = self._without_erased(notes, gone)
-            stored = {r[0] for r in conn.execute(
-                "SELECT id FROM notes WHERE tenant_id = :tenant AND user_id = :user",
-                self._owner())}
-            self._allowed_new(notes, stored)
+            self._admit(conn, notes=[(n, session_id) for n in notes])
             self._write_notes(conn, notes, session_id, superseded=[i for i in superseded if i not in gone])
             conn.execute(
                 "DELETE FROM session_notes WHERE tenant_id = :tenant AND user_id = :user AND session_id = :session",
@@ -779,11 +778,13 @@ class UserMemory(UserMemoryBase):
         A note or profile value this user had forgotten stays forgotten (`_not_forgotten`).
         Returns the count of notes written.
         """
-        imported = parse_export(text, self._store.write_policy)
+        imported = parse_export(text)
         import helpers.consolidation  # noqa: F401  (its first import, a second or two, outside the lock)
         owner = "tenant_id = :tenant AND user_id = :user"
         with self._store._transaction(write=True) as conn:
             imported, forgotten = self._not_forgotten(conn, imported)
+            self._admit(conn, notes=[(n, s) for n, s, _ in imported.notes], staged=imported.staged,
+                        profile=imported.profile, replacing=True)
             rows = [_note_row(self._tenant_id, self._user_id, n, session_id, superseded_at)
                     for n, session_id, superseded_at in imported.notes]
             for table in ("notes", "session_notes", "profiles", "note_keywords"):

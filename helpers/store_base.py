@@ -12,6 +12,7 @@ import hmac
 import json
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -27,14 +28,26 @@ from helpers.retrieval import (
     query_terms,
     rank,
 )
-from helpers.state import MemoryNote, MemoryState, parse_time
+from helpers.state import (
+    SOURCE_CHARS,
+    InvalidField,
+    MemoryNote,
+    MemoryState,
+    check_note_fields,
+    check_profile,
+    checked_text,
+    owner_id,
+    parse_time,
+)
 from helpers.words import STOPWORDS, stem
 from helpers.write_policy import (
     DEFAULT_WRITE_POLICY,
+    MAX_OTHER_NOTES,
     WritePolicy,
     raise_refused,
     refused_notes,
     refused_profile,
+    refused_texts,
 )
 
 EXPORT_FORMAT = "agent-memory-notebooks/user-memory"
@@ -133,11 +146,10 @@ def expires_utc(note: MemoryNote) -> str | None:
     return utc(note.expires_at) if note.expires_at else None
 
 
-def check_owner(tenant_id: str, user_id: str) -> None:
-    """A handle needs real ids: non-empty strings."""
-    for name, value in (("tenant_id", tenant_id), ("user_id", user_id)):
-        if not isinstance(value, str) or not value:
-            raise ValueError(f"{name} must be a non-empty string, got {value!r}")
+def check_owner(tenant_id: str, user_id: str) -> tuple[str, str]:
+    """A handle's ids as the store keeps them: non-empty text, NFC-normalised (`state.owner_id`),
+    so two spellings of one id reach one user's memory (InvalidField otherwise)."""
+    return owner_id("tenant_id", tenant_id), owner_id("user_id", user_id)
 
 
 def long_term(notes: Iterable[MemoryNote]) -> list[MemoryNote]:
@@ -417,9 +429,10 @@ class Imported:
     owner: tuple[str, str] | None = None  # (tenant_id, user_id) the export was taken from
 
 
-def parse_export(text: str, policy: WritePolicy) -> Imported:
-    """Validate a whole export before anything is written: ValueError if it is not one, and
-    PolicyRefused listing every note, staged note and profile value the policy refuses."""
+def parse_export(text: str) -> Imported:
+    """Validate a whole export before anything is written: ValueError if it is not one (a note
+    id given twice, a field of the wrong type), InvalidField (a ValueError) for a field out of
+    its limits. The write policy is the write boundary's (`UserMemoryBase._admit`)."""
     try:
         document = json.loads(text)
         if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
@@ -430,22 +443,33 @@ def parse_export(text: str, policy: WritePolicy) -> Imported:
         for item in document["notes"]:
             item = dict(item)
             session_id, superseded_at = item.pop("session_id"), item.pop("superseded_at")
+            if session_id is not None and not isinstance(session_id, str):
+                raise TypeError(f"a note's session_id must be a string or null, got {session_id!r}")
             superseded_utc = utc(superseded_at) if superseded_at else None
             notes.append((MemoryNote.from_dict(item), session_id, superseded_utc))
         staged = [(i["session_id"], MemoryNote.from_dict(i["note"])) for i in document["staged"]]
+        if not all(isinstance(s, str) for s, _ in staged):
+            raise TypeError("a staged note's session_id must be a string")
+        _unique("notes", [n.id for n, _, _ in notes])
+        _unique("staged notes of one session", [f"{s}\x00{n.id}" for s, n in staged])
         profile = document["profile"]
         tenant_id, user_id = document.get("tenant_id"), document.get("user_id")
         owner = (tenant_id, user_id) if isinstance(tenant_id, str) and isinstance(user_id, str) else None
+        if owner is not None:
+            owner = check_owner(*owner)
         if profile is not None and not isinstance(profile, dict):
             raise TypeError("the profile must be an object")
+    except InvalidField as exc:
+        raise InvalidField(f"cannot import: {exc}") from exc
     except (ValueError, KeyError, TypeError) as exc:
         raise ValueError(f"cannot import: {exc}") from exc
-    raise_refused(
-        "the import",
-        refused_notes(policy, [n for n, _, _ in notes] + [n for _, n in staged])
-        + refused_profile(policy, profile or {}),
-    )
     return Imported(notes, staged, profile, owner)
+
+
+def _unique(what: str, ids: list[str]) -> None:
+    doubled = sorted({i.split("\x00")[-1] for i, count in Counter(ids).items() if count > 1})
+    if doubled:
+        raise ValueError(f"{what} share an id: {doubled[:5]} (an id names one note)")
 
 
 class StoreBase:
@@ -621,27 +645,41 @@ class UserMemoryBase:
         self._seen_staged.pop(session_id, None)
         self._seen_stored.update(n.id for n in notes)
 
-    def _allowed_notes(self, notes: Iterable[MemoryNote]) -> list[MemoryNote]:
-        """`add_notes`' input: long-term notes that all pass the write policy (else nothing)."""
-        notes = long_term(notes)
-        raise_refused("notes", refused_notes(self._store.write_policy, notes))
-        return notes
+    def _admit(self, conn: Any, *, notes: Iterable[tuple[MemoryNote, str | None]] = (),
+               staged: Iterable[tuple[str, MemoryNote]] = (), profile: dict[str, Any] | None = None,
+               replacing: bool = False) -> None:
+        """The store's write boundary: every write path calls it inside its transaction, before it
+        writes anything, and it refuses the whole write (PolicyRefused, or InvalidField for a field
+        out of its limits) if any part of it fails. Checked, every one by the store's write policy
+        as the capture tool checks a note: each note's text with its keywords and kind, its
+        source_ref, the session id it is written under, and every profile key (at any depth,
+        whatever its value) and value; and each note's number with the user's other notes (the
+        rest of this write, then the newest stored live notes, unless the write replaces memory:
+        `replacing`, an import), so a card split across notes or writes is refused.
+        Limits first (`helpers.state.check_note_fields`, `check_profile`): bounded fields keep
+        every check bounded in time."""
+        notes, staged = list(notes), list(staged)
+        every = [n for n, _ in notes] + [n for _, n in staged]
+        for note in every:
+            if not isinstance(note, MemoryNote):
+                raise TypeError(f"expected MemoryNote, got {type(note).__name__}")
+            check_note_fields(note)
+        sessions = sorted({s for _, s in notes if s is not None} | {s for s, _ in staged})
+        for session_id in sessions:
+            checked_text("session_id", session_id, SOURCE_CHARS)
+        if profile is not None:
+            check_profile(profile)
+        policy = self._store.write_policy
+        stored = [] if replacing or not every else self._active(conn, None, MAX_OTHER_NOTES)[::-1]
+        refused = refused_notes(policy, every, stored)
+        refused += refused_texts(policy, [(f"session {s!r}"[:60], s) for s in sessions])
+        if profile is not None:
+            refused += refused_profile(policy, profile)
+        raise_refused("the write", refused)
 
-    def _allowed_staged(self, notes: Iterable[MemoryNote]) -> list[MemoryNote]:
-        notes = list(notes)
-        raise_refused("session notes", refused_notes(self._store.write_policy, notes))
-        return notes
-
-    def _allowed_new(self, notes: list[MemoryNote], stored: set[str]) -> None:
-        """A consolidation's notes not stored yet pass the write policy (else nothing is written)."""
-        raise_refused(
-            "notes", refused_notes(self._store.write_policy, [n for n in notes if n.id not in stored])
-        )
-
-    def _allowed_profile(self, profile: dict[str, Any]) -> str:
-        """The profile as JSON text, once every key and value passed the write policy."""
-        raise_refused("profile", refused_profile(self._store.write_policy, profile))
-        return json.dumps(profile, ensure_ascii=False)
+    def _active(self, conn: Any, keywords: Iterable[str] | None, limit: int | None) -> list[MemoryNote]:
+        """The backend's live notes of this user, oldest first (`limit`: the newest)."""
+        raise NotImplementedError
 
     # -- erasure -----------------------------------------------------------------------------------
 

@@ -285,8 +285,7 @@ class PostgresMemoryStore(StoreBase):
         return self._secret
 
     def for_user(self, tenant_id: str, user_id: str) -> PostgresUserMemory:
-        check_owner(tenant_id, user_id)
-        return PostgresUserMemory(self, tenant_id, user_id)
+        return PostgresUserMemory(self, *check_owner(tenant_id, user_id))
 
     def close(self) -> None:
         with self._lock:
@@ -438,8 +437,9 @@ class PostgresUserMemory(UserMemoryBase):
 
     def save_profile(self, profile: dict[str, Any]) -> None:
         """Store the profile. Every key and value passes the write policy first (PolicyRefused)."""
-        text = self._allowed_profile(profile)
         with self._tx() as conn:
+            self._admit(conn, profile=profile)
+            text = json.dumps(profile, ensure_ascii=False)
             conn.execute(
           """INSERT INTO profiles (tenant_id, user_id, profile) VALUES (%(tenant)s, %(user)s, %(p)s)
                        ON CONFLICT (tenant_id, user_id) DO UPDATE SET profile = excluded.profile""",
@@ -448,16 +448,18 @@ class PostgresUserMemory(UserMemoryBase):
 
     def add_notes(self, notes: Iterable[MemoryNote], *, session_id: str | None = None) -> int:
         """Write long-term notes (same id replaces): all pass the write policy, or none is."""
-        notes = self._allowed_notes(notes)
+        notes = long_term(notes)
         with self._tx() as conn:
+            self._admit(conn, notes=[(n, session_id) for n in notes])
             self._write_notes(conn, notes, session_id, [])
         return len(notes)
 
     def stage_session_notes(self, session_id: str, notes: Iterable[MemoryNote]) -> int:
         """Persist notes captured during a session, so a crash before consolidation loses none.
         A note this handle staged or loaded before and that was erased since is not staged again."""
-        notes = self._allowed_staged(notes)
+        notes = list(notes)
         with self._tx() as conn:
+            self._admit(conn, staged=[(session_id, n) for n in notes])
             gone = self._gone_among(conn, [n.id for n in notes])
             notes = [n for n in notes if n.id not in gone]
             self._stage(conn, [(session_id, n) for n in notes])
@@ -535,14 +537,7 @@ class PostgresUserMemory(UserMemoryBase):
             gone = self._gone(self._present_ids(conn))
             notes = self._without_erased(notes, gone)
             superseded = [i for i in superseded if i not in gone]
-            stored = {
-                r[0]
-                for r in conn.execute(
-                    "SELECT id FROM notes WHERE tenant_id = %(tenant)s AND user_id = %(user)s",
-                    self._owner(),
-                )
-            }
-            self._allowed_new(notes, stored)
+            self._admit(conn, notes=[(n, session_id) for n in notes])
             self._write_notes(conn, notes, session_id, list(superseded))
             conn.execute(
                 """DELETE FROM session_notes WHERE tenant_id = %(tenant)s AND user_id = %(user)s
@@ -700,10 +695,12 @@ class PostgresUserMemory(UserMemoryBase):
         the store's write policy included: one refused item refuses the whole import. A note or
         profile value this user had forgotten stays forgotten (`_not_forgotten`).
         """
-        imported = parse_export(text, self._store.write_policy)
+        imported = parse_export(text)
         import helpers.consolidation  # noqa: F401  (its first import, a second or two, outside the lock)
         with self._tx() as conn, conn.cursor() as cur:
             imported, forgotten = self._not_forgotten(conn, imported)
+            self._admit(conn, notes=[(n, s) for n, s, _ in imported.notes], staged=imported.staged,
+                        profile=imported.profile, replacing=True)
             rows = [
                 _pg_note_row(self._tenant_id, self._user_id, n, session_id, superseded_at)
                 for n, session_id, superseded_at in imported.notes

@@ -571,33 +571,57 @@ class PolicyRefused(ValueError):
         self.refused = refused
 
 
-# Every store backend checks its writes with these, so both refuse the same things.
-def refused_notes(policy: WritePolicy, notes: Iterable[Any]) -> list[tuple[str, str]]:
-    """(note id, rule id) for each note (a MemoryNote) the policy refuses."""
-    decisions = [(n.id, policy.check(n.text, n.keywords, kind=n.kind)) for n in notes]
-    return [(i, d.rule or "") for i, d in decisions if not d.allowed]
+# The store's write boundary (`helpers.store_base.UserMemoryBase._admit`) checks every write with
+# these, on every backend, so every path and every field meets the same rule.
+def refused_notes(
+    policy: WritePolicy, notes: Iterable[Any], others: Iterable[Any] = ()
+) -> list[tuple[str, str]]:
+    """(what, rule id) for each part of these notes (MemoryNotes) the policy refuses: a note's
+    text with its keywords and kind (as the capture tool checks it), and its `source_ref`
+    ("<id>.source_ref"), which reaches the prompt too. A note's number is read with the user's
+    other notes: the rest of this batch, then `others` (stored, most recent first), so a card
+    split across two notes of one write, or across two writes, is still the card."""
+    notes, stored = list(notes), list(others)
+    refused = []
+    for i, note in enumerate(notes):
+        pool = [n for n in notes[:i][::-1] + notes[i + 1:] + stored if n.id != note.id]
+        decision = policy.check(note.text, note.keywords, kind=note.kind, others=pool)
+        if not decision.allowed:
+            refused.append((note.id, decision.rule or ""))
+        if note.source_ref:
+            refused += refused_texts(policy, [(f"{note.id}.source_ref", note.source_ref)])
+    return refused
+
+
+def refused_texts(policy: WritePolicy, texts: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """(what, rule id) for each (what, text) the policy refuses as a note: a session id, a source."""
+    decisions = [(what, policy.check(text, kind="fact")) for what, text in texts if text.strip()]
+    return [(what, d.rule or "") for what, d in decisions if not d.allowed]
 
 
 def refused_profile(
     policy: WritePolicy, profile: dict[str, Any], path: str = "profile"
 ) -> list[tuple[str, str]]:
-    """Each profile key and value (nested too) is checked as a fact, with its key as the cue."""
+    """Every key at any depth (whatever its value: text, a list, an object, null or empty) and
+    every text or number value (in lists too) is checked as a fact, a value with its key as the cue."""
     if not isinstance(profile, dict):
         raise TypeError(f"the profile must be a dict, got {type(profile).__name__}")
-    refused = []
-    for key, value in profile.items():
-        where = f"{path}.{key}"
-        values = value if isinstance(value, list) else [value]
-        for item in values:
-            if isinstance(item, dict):
-                refused += refused_profile(policy, item, where)
-                continue
-            for text, cue in ((str(key), []), (str(item), [str(key)])):
-                if item is None or not text.strip():
-                    continue
-                decision = policy.check(text, cue, kind="fact")
-                if not decision.allowed:
-                    refused.append((where, decision.rule or ""))
+    refused: list[tuple[str, str]] = []
+
+    def walk(value: Any, where: str, key: str) -> None:
+        if isinstance(value, dict):
+            for k, item in value.items():
+                refused.extend(refused_texts(policy, [(f"{where}.{k}", str(k))]))
+                walk(item, f"{where}.{k}", str(k))
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                walk(item, f"{where}[{i}]", key)
+        elif value is not None and not isinstance(value, bool) and str(value).strip():
+            decision = policy.check(str(value), [key], kind="fact")
+            if not decision.allowed:
+                refused.append((where, decision.rule or ""))
+
+    walk(profile, path, "")
     return list(dict.fromkeys(refused))
 
 
@@ -626,6 +650,7 @@ __all__ = [
     "raise_refused",
     "refused_notes",
     "refused_profile",
+    "refused_texts",
     "completed_number",
     "scope_by_sentence",
     "session_sentence",

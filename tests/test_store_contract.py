@@ -182,13 +182,14 @@ def test_forget_searches_where_a_note_came_from_and_masks_the_reason(store):
     u = store.for_user("acme", "maya")
     u.save_profile({"name": "Maya", "allergies": ["sesame seeds", "latex"]})
     # An app's source_ref can quote the message the note came from.
-    u.add_notes([note("Has a passport on file", source_ref="chat: my passport is X9Q7-4411"),
+    # (A number in it is refused at the write boundary, as in the note itself.)
+    u.add_notes([note("Has a passport on file", source_ref="chat: renewed at the Kyoto-Osaka office"),
                  note("Prefers aisle seats", source_ref="chat#turn2")])
-    erased = u.forget(matching="x9q7-4411", reason="user: forget my passport number X9Q7-4411")
+    erased = u.forget(matching="kyoto-osaka", reason="user: forget my passport office Kyoto-Osaka")
     assert erased == 1 and texts(u.active_notes()) == ["Prefers aisle seats"]  # was: 0 erased
-    assert "x9q7" not in u.export_json().lower()
+    assert "kyoto" not in u.export_json().lower()
     reasons = [e.reason for e in u.audit_log()]
-    assert reasons == ["user: forget my [erased] number [erased]"]  # was refused: it repeated `matching`
+    assert reasons == ["user: forget my [erased]"]  # was refused: it repeated `matching`
     [seats] = u.active_notes()
     u.forget(seats.id, reason="she no longer Prefers AISLE seats")
     assert u.audit_log()[-1].reason == "she no longer [erased]"  # the note's words, any case
@@ -849,7 +850,7 @@ def audit_table(backend, store):
 
 def test_forget_matching_finds_a_note_by_the_message_it_came_from(store):
     u = store.for_user("acme", "maya")
-    u.add_notes([note("Travels with her partner", source_ref="email from alex.qorvath@example.org"),
+    u.add_notes([note("Travels with her partner", source_ref="email from Alex Qorvath"),
                  note("Prefers aisle seats", source_ref="chat#turn2")])
     u.stage_session_notes("s1", [note("Books two seats", source_ref="QORVATH's itinerary")])
     assert u.forget(matching="Qorvath") == 2  # was 0: the source was not searched
