@@ -87,8 +87,8 @@ class InvalidField(ValueError):
 # What one note, profile or id may hold (the store's hard limits; the write policy refuses more:
 # a note is one short sentence). Bounded fields keep every check bounded in time.
 TEXT_CHARS = 1000  # a note's text, a profile value
-KEYWORDS_PER_NOTE = 10
-KEYWORD_CHARS = 64
+KEYWORDS_PER_NOTE = 5  # the capture tool keeps three
+KEYWORD_CHARS = 40  # a topic word or two
 SOURCE_CHARS = 200  # a note's source_ref, a session id
 ID_CHARS = 100  # a note id (and the ids a note links to)
 OWNER_CHARS = 256  # a tenant or user id

@@ -287,10 +287,16 @@ def scope_by_sentence(c: Candidate) -> str | None:
 MAX_OTHER_NOTES = 20  # the user's most recent notes the split-number rule reads
 MAX_OTHER_PIECES = 8  # pieces of numbers among them, most recent first
 MAX_PIECES = 4  # a number in at most four notes ("4929", "1234", "5678", "9012")
+CUE_WINDOW = 80  # characters either side of a piece the ID rules read for their cue
 
-# A piece of a number: groups of digits and capitals ("4929 1234", "GB29 NWBK"), two digits or more.
+# A piece of a number: groups of digits and capitals ("4929 1234", "GB29 NWBK"); `_fragment` keeps
+# the pieces with two digits or more. Linear time: each group is one run of [A-Z0-9] and each
+# separator one short run, so a failed match gives back at most one group, and "two digits" is
+# counted on the match, not asked of the text ahead by a lookahead (nested stars there made
+# "Loves the band ZZZ...Z 1 time a year" exponential). google-re2 would guarantee linear time,
+# but it has no lookaround, which this pattern and most of the gate's need.
 _PIECE = re.compile(
-    r"(?<![\w.,:$\u20ac\u00a3\u00a5+-])(?=(?:[A-Z]*[ \t./-]*)*\d(?:[A-Z]*[ \t./-]*)*\d)"
+    r"(?<![\w.,:$\u20ac\u00a3\u00a5+-])"
     r"[A-Z0-9]+(?:(?:[ \t]{1,3}|[ \t]*[-./][ \t]*)[A-Z0-9]+)*(?![\w:,]\w|%)"
 )
 # What a number that is not a piece of an account or card is followed by: money, units, counts.
@@ -327,6 +333,8 @@ def _fragment(content: str) -> _Fragment | None:
     pieces = []
     for m in _PIECE.finditer(content):
         groups = tuple(re.findall(r"[A-Z0-9]+", m.group()))
+        if sum(c.isdigit() for c in m.group()) < 2:
+            continue
         if _QUANTITY_AFTER.match(content[m.end():]) or _DATE_OR_YEAR.fullmatch(m.group()):
             continue
         if re.fullmatch(r"(?:[A-Z]{1,3}|[A-Z]\d|\d[A-Z])?\d{1,4}[A-Z]?", "".join(groups)) and not (
@@ -354,16 +362,35 @@ def _completes(sequence: list[tuple[_Fragment, tuple[str, ...]]]) -> bool:
             return True
     if re.fullmatch(r"[A-Z]{2}\d{2}[A-Z0-9]{11,30}", compact) and gate.iban_valid(compact):
         return True
-    if sum(c.isdigit() for c in compact) >= 8:
+    if sum(map(str.isdigit, compact)) >= 8:
         for fragment, piece in sequence:
             if not fragment.labelled:
                 continue
             own = " ".join(piece)
+            where = fragment.content.find(own)
+            if where < 0:
+                continue  # (the piece written with other separators: the ID rules read it as it is)
+            # The words around the piece, where an ID's cue is ("passport number ..."): a bounded
+            # window, so the rules read the same short text however long the note.
+            before = fragment.content[max(0, where - CUE_WINDOW):where]
+            after = fragment.content[where + len(own):where + len(own) + CUE_WINDOW]
             for joined in (" ".join(groups), compact):
-                synth = fragment.content.replace(own, joined, 1)
-                if any(rule.matches(synth) for rule in _ID_RULES):
+                if any(rule.matches(before + joined + after) for rule in _ID_RULES):
                     return True
     return False
+
+
+def _may_complete(chosen: list[tuple[_Fragment, tuple[str, ...]]]) -> bool:
+    """What `_completes` needs of these pieces in any order: a card's 13 to 19 digits, an IBAN's
+    length with a piece that can start one, or an ID's eight digits in a labelled note."""
+    compact = "".join(g for _, piece in chosen for g in piece)
+    if len(compact) > 34:
+        return False  # longer than any IBAN
+    if compact.isdigit() and 13 <= len(compact) <= 19:
+        return True
+    if len(compact) >= 15 and any(re.match(r"[A-Z]{2}\d{2}", "".join(p)) for _, p in chosen):
+        return True
+    return sum(map(str.isdigit, compact)) >= 8 and any(f.labelled for f, _ in chosen)
 
 
 def completed_number(content: str, others: Iterable[str]) -> bool:
@@ -389,8 +416,10 @@ def completed_number(content: str, others: Iterable[str]) -> bool:
         mine = (new, piece)
         for size in range(1, MAX_PIECES):
             for chosen in itertools.combinations(pool, size):
+                if not _may_complete([mine, *chosen]):
+                    continue  # no order of these pieces can make a number: skip the orders
                 for order in itertools.permutations((mine, *chosen)):
-                    if sum(len("".join(p)) for _, p in order) <= 34 and _completes(list(order)):
+                    if _completes(list(order)):
                         return True
     return False
 
