@@ -104,6 +104,7 @@ def sqlite_database(size: int, users: int) -> tuple[Path, float]:
     started = time.perf_counter()
     with MemoryStore.open(partial, clock=CLOCK) as store:
         load_sqlite(store, 0, size, users)
+    Path(f"{partial}.key").rename(f"{path}.key")  # the store's key file goes with it
     partial.rename(path)  # closed and checkpointed: the WAL is empty
     return path, time.perf_counter() - started
 
@@ -232,7 +233,8 @@ def precision(server) -> None:
                 conn.execute(f"DROP DATABASE {name}")
             server.create_database(name)
         create_schema(server.conninfo(database=name))
-        store = PostgresMemoryStore.open(server.conninfo("memory_app", database=name), clock=clock)
+        store = PostgresMemoryStore.open(server.conninfo("memory_app", database=name), clock=clock,
+                                         key_file=server.folder / f"{name}.key")
         reports["PostgreSQL"] = evaluate(5, store=store)
     first = next(iter(reports.values()))
     print(
@@ -330,7 +332,8 @@ def main() -> None:
                 )
             cells = f"{s50:7.2f} ms {s95:5.2f} ms {s95_cpu:5.2f} ms"
             if pg_conninfo is not None:
-                with PostgresMemoryStore.open(pg_conninfo, clock=CLOCK) as pg:
+                with PostgresMemoryStore.open(pg_conninfo, clock=CLOCK,
+                                              key_file=CACHE / "search-postgres.key") as pg:
                     p50, p95, _, _ = time_searches(pg, size, args.users, args.searches, seed=size)
                 cells += f" | {p50:11.2f} ms {p95:5.2f} ms"
             else:

@@ -25,7 +25,9 @@ Guarantees, each backed by SQLite rather than by care:
 
 from __future__ import annotations
 
+import hmac
 import json
+import secrets
 import sqlite3
 import struct
 import threading
@@ -40,9 +42,9 @@ from helpers.retrieval import RECALL_LIMIT
 from helpers.state import Clock, MemoryNote, MemoryState, system_clock
 from helpers.store_base import (
     NOTE_COLUMNS as _NOTE_COLUMNS, SELECT_NOTE as _SELECT_NOTE, AuditEntry, CheckpointResult, Erasure,
-    ForgetPlan, StoreBase, UserMemoryBase, as_it_was, check_owner, erase_user_reason,
-    export_document, expires_utc, fold, import_reason, long_term as _long_term, note_from_columns,
-    parse_export, utc as _utc,
+    KEY_BYTES, ForgetPlan, StoreBase, UserMemoryBase, as_it_was, check_owner, erase_user_reason,
+    checked_key, create_key_file, export_document, expires_utc, fold, import_reason, key_check, long_term as _long_term, note_from_columns,
+    parse_export, read_key_file, utc as _utc,
 )
 from helpers.write_policy import WritePolicy
 
@@ -156,6 +158,10 @@ MIGRATIONS: list[list[str]] = [
         "CREATE TABLE store_secret (id INTEGER PRIMARY KEY CHECK (id = 1), secret BLOB NOT NULL)",
         "INSERT INTO store_secret VALUES (1, randomblob(32))",
     ],
+    [  # 6: the key leaves the database (`open` first writes it to the key file); a check stays.
+        "CREATE TABLE store_key (id INTEGER PRIMARY KEY CHECK (id = 1), key_check BLOB NOT NULL)",
+        "DROP TABLE store_secret",  # secure_delete zeroes its pages
+    ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -257,8 +263,10 @@ class MemoryStore(StoreBase):
     # the checkpoint as pending (the store then retries after each write and on close).
     ERASE_WAIT = 2.0
 
-    def __init__(self, conn: sqlite3.Connection, path: str, clock: Clock, timeout: float = 5.0) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: str, clock: Clock, timeout: float = 5.0,
+                 key: bytes | None = None) -> None:
         self._conn = conn
+        self._key = checked_key(key) if key is not None else secrets.token_bytes(KEY_BYTES)
         self._lock = threading.RLock()  # one connection, shared by handles and threads
         self._busy_ms = int(timeout * 1000)
         self._checkpoint_pending = False  # an erasure whose text may still be in the WAL
@@ -269,11 +277,15 @@ class MemoryStore(StoreBase):
     @classmethod
     def open(cls, path: str | Path = ":memory:", *, clock: Clock = system_clock,
              timeout: float = 5.0, write_policy: WritePolicy | None = None,
-             expiry: bool = True) -> MemoryStore:
+             expiry: bool = True, key: bytes | None = None) -> MemoryStore:
         """Open or create a store. Checks the file before writing anything to it.
 
         `write_policy` (default DEFAULT_WRITE_POLICY) checks every note and profile value written
         through the store; states loaded from it carry it to the capture tool and consolidation.
+        `key` keys the ledger's digests and the audit's ids; without it, the key file beside the
+        database (`<path>.key`, owner-only, made with the store) holds it, and a `:memory:` store
+        gets a random one. The database keeps only a check of the key: a wrong or missing key is
+        a StoreError, never a silently different audit.
         """
         path = str(path)
         if path != ":memory:":
@@ -291,11 +303,13 @@ class MemoryStore(StoreBase):
                     # WAL: readers never block the writer, and a crash mid-write leaves the file intact.
                     conn.execute("PRAGMA journal_mode = WAL")
                 conn.execute("PRAGMA secure_delete = ON")  # deleted text is zeroed, not just unlinked
+                store_key = _open_key(conn, path, key)
                 _migrate(conn)
+                _check_key(conn, path, store_key)
         except BaseException:
             conn.close()
             raise
-        store = cls(conn, path, clock, timeout)._with_options(write_policy, expiry)
+        store = cls(conn, path, clock, timeout, store_key)._with_options(write_policy, expiry)
         # A crash between an erasure's commit and its checkpoint left erased text in the WAL.
         store.checkpoint(wait=0)
         return store
@@ -313,12 +327,6 @@ class MemoryStore(StoreBase):
         problems = [row[0] for row in conn.execute("PRAGMA quick_check")]
         if problems != ["ok"]:
             raise CorruptStoreError(f"{path} failed its integrity check: {problems[:3]}")
-
-    @property
-    def secret(self) -> bytes:
-        """This store's random secret (made by migration 5): keys ledger digests and audit ids."""
-        with self._lock, _sqlite_errors():
-            return bytes(self._conn.execute("SELECT secret FROM store_secret").fetchone()[0])
 
     @property
     def schema_version(self) -> int:
@@ -439,6 +447,43 @@ def _check_wal(wal: Path) -> None:
                 f"{wal} is damaged at frame {i} of {len(frames)}: SQLite would silently drop the "
                 f"{later_commits} committed transaction(s) after it. {fix}")
         return
+
+
+def _has_table(conn: sqlite3.Connection, name: str) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None
+
+
+def _open_key(conn: sqlite3.Connection, path: str, key: bytes | None) -> bytes:
+    """The store's key: `key`, else the key file beside the database (made with the store; a
+    store from before schema 6 moves its secret there), else, for `:memory:`, a random one."""
+    if key is not None:
+        return checked_key(key)
+    if path == ":memory:":
+        return secrets.token_bytes(KEY_BYTES)
+    key_file = Path(path + ".key")
+    try:
+        if key_file.exists():
+            return read_key_file(key_file)
+        if _has_table(conn, "store_key") and conn.execute("SELECT 1 FROM store_key").fetchone():
+            raise StoreError(
+                f"{key_file} is missing: it holds the key of {path}'s audit ids and ledger digests. "
+                "Restore it (or pass key= to open), else forgotten notes can come back on import")
+        legacy = (bytes(conn.execute("SELECT secret FROM store_secret").fetchone()[0])
+                  if _has_table(conn, "store_secret") else None)
+        return create_key_file(key_file, legacy)
+    except (OSError, ValueError) as exc:
+        raise StoreError(f"the store key: {exc}") from exc
+
+
+def _check_key(conn: sqlite3.Connection, path: str, key: bytes) -> None:
+    """The key is this store's (the database keeps HMAC(key, label), never the key); a new
+    store records its check."""
+    row = conn.execute("SELECT key_check FROM store_key").fetchone()
+    if row is None:
+        conn.execute("INSERT OR IGNORE INTO store_key VALUES (1, ?)", (key_check(key),))
+        row = conn.execute("SELECT key_check FROM store_key").fetchone()
+    if not hmac.compare_digest(bytes(row[0]), key_check(key)):
+        raise StoreError(f"this key is not the key of {path}: open it with its own key file or key=")
 
 
 def _migrate(conn: sqlite3.Connection) -> None:

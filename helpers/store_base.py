@@ -10,12 +10,15 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import os
 import re
+import secrets
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, Self
 
 from helpers.retrieval import (
@@ -127,6 +130,51 @@ def loose(text: str) -> str:
     and every apostrophe "'", so a number or a name typed on another keyboard still matches."""
     plain = "".join(c for c in unicodedata.normalize("NFKD", fold(text)) if not unicodedata.combining(c))
     return "".join("-" if unicodedata.category(c) == "Pd" else c for c in plain.translate(_PLAIN))
+
+
+# The store's key: it keys the ledger's digests and the ids audit rows keep, and lives OUTSIDE the
+# database (a key file beside a SQLite file, or a key the application passes in), so the database
+# alone confirms no guessed text. The database keeps only a check value, HMAC(key, label): it
+# tells the right key from a wrong one and says nothing about the key.
+KEY_BYTES = 32
+_KEY_CHECK = b"agent-memory-notebooks/store-key-check"
+
+
+def key_check(key: bytes) -> bytes:
+    return hmac.new(key, _KEY_CHECK, hashlib.sha256).digest()
+
+
+def checked_key(key: Any) -> bytes:
+    if not isinstance(key, (bytes, bytearray)) or len(key) < KEY_BYTES:
+        raise ValueError(f"a store key must be at least {KEY_BYTES} random bytes (secrets.token_bytes)")
+    return bytes(key)
+
+
+def read_key_file(path: Path) -> bytes:
+    """A key file's key (hex text). Refused if others may read it: the key is what makes the
+    database alone confirm nothing."""
+    if os.name == "posix" and path.stat().st_mode & 0o077:
+        raise PermissionError(f"{path} can be read by others (mode {path.stat().st_mode & 0o777:o}): "
+                              f"chmod 600 {path}")
+    try:
+        return checked_key(bytes.fromhex(path.read_text(encoding="ascii").strip()))
+    except ValueError as exc:
+        raise ValueError(f"{path} does not hold a store key: {exc}") from None
+
+
+def create_key_file(path: Path, key: bytes | None = None) -> bytes:
+    """Write a new key file (owner-only, 0600) holding `key` or a random one; if another process
+    created it first, read that one."""
+    key = checked_key(key) if key is not None else secrets.token_bytes(KEY_BYTES)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return read_key_file(path)
+    with os.fdopen(fd, "w", encoding="ascii") as out:
+        out.write(key.hex() + "\n")
+        out.flush()
+        os.fsync(out.fileno())
+    return key
 
 
 def keyed_audit_id(secret: bytes, note_id: str) -> str:
@@ -485,10 +533,13 @@ class StoreBase:
             self.write_policy = write_policy
         return self
 
+    _key: bytes
+
     @property
     def secret(self) -> bytes:
-        """This store's random secret: keys ledger digests and audit ids."""
-        raise NotImplementedError
+        """This store's key: keys ledger digests and audit ids. Kept outside the database (a key
+        file beside a SQLite file, or the `key` passed to `open`); the database holds a check only."""
+        return self._key
 
     def audit_id(self, note_id: str) -> str:
         """The id an audit row keeps for an erased note: keyed, so a guessed text cannot be
@@ -848,6 +899,7 @@ __all__ = [
     "AuditEntry",
     "CheckpointResult",
     "EXPORT_FORMAT",
+    "KEY_BYTES",
     "Erasure",
     "ForgetPlan",
     "Imported",
@@ -858,6 +910,8 @@ __all__ = [
     "as_it_was",
     "check_forget",
     "check_owner",
+    "checked_key",
+    "create_key_file",
     "clear_matching",
     "erase_user_reason",
     "export_document",
@@ -865,6 +919,7 @@ __all__ = [
     "fold",
     "forget_profile_reason",
     "import_reason",
+    "key_check",
     "keyed_audit_id",
     "leaves",
     "long_term",
@@ -872,6 +927,7 @@ __all__ = [
     "masked_reason",
     "note_from_columns",
     "parse_export",
+    "read_key_file",
     "plan_forget",
     "said_by",
     "utc",

@@ -33,9 +33,9 @@ The differences are where the guarantees come from:
 
 from __future__ import annotations
 
+import hmac
 import json
 import os
-import secrets
 import shutil
 import subprocess
 import tempfile
@@ -59,14 +59,18 @@ from helpers.store_base import (
     UserMemoryBase,
     as_it_was,
     check_owner,
+    checked_key,
+    create_key_file,
     erase_user_reason,
     export_document,
     expires_utc,
     fold,
     import_reason,
+    key_check,
     long_term,
     note_from_columns,
     parse_export,
+    read_key_file,
     utc,
 )
 from helpers.write_policy import WritePolicy
@@ -103,10 +107,11 @@ SCHEMA = [
         seq BIGSERIAL PRIMARY KEY, tenant_id TEXT NOT NULL, user_id TEXT NOT NULL,
         at TEXT NOT NULL, action TEXT NOT NULL, note_id TEXT, reason TEXT NOT NULL)""",
     "CREATE INDEX audit_by_user ON audit (tenant_id, user_id, seq)",
-    # A random secret per store (create_schema fills it): keys the ledger and the audit ids.
-    # Store-wide, so no row-level security; the application role may only read it.
-    """CREATE TABLE store_secret (
-        id INTEGER PRIMARY KEY CHECK (id = 1), secret BYTEA NOT NULL)""",
+    # The store's key stays outside the database (`PostgresMemoryStore.open(key=...)`): this row
+    # holds only HMAC(key, label), so the first open records which key the audit is keyed by and
+    # a wrong key is refused. Store-wide, so no row-level security.
+    """CREATE TABLE store_key (
+        id INTEGER PRIMARY KEY CHECK (id = 1), key_check BYTEA NOT NULL)""",
     *[
         statement
         for table in _TABLES
@@ -178,6 +183,10 @@ def _pg_note_row(
     return (*row, *_folded(note.text, note.keywords))
 
 
+def _key_from_file(path: Path) -> bytes:
+    return read_key_file(path) if path.exists() else create_key_file(path)
+
+
 def _psycopg():
     try:
         import psycopg
@@ -219,17 +228,16 @@ def create_schema(
                 )
             )
             conn.execute(sql.SQL("GRANT USAGE ON SEQUENCE audit_seq_seq TO {}").format(role))
-            conn.execute(sql.SQL("GRANT SELECT ON store_secret TO {}").format(role))
-            conn.execute("INSERT INTO store_secret VALUES (1, %s)", (secrets.token_bytes(32),))
+            conn.execute(sql.SQL("GRANT SELECT, INSERT ON store_key TO {}").format(role))
 
 
 class PostgresMemoryStore(StoreBase):
     """A PostgreSQL database holding every tenant's and user's memory; RLS keeps them apart."""
 
-    def __init__(self, conn: Any, clock: Clock, secret: bytes) -> None:
+    def __init__(self, conn: Any, clock: Clock, key: bytes) -> None:
         self._conn = conn
         self._lock = threading.RLock()  # one connection, shared by handles and threads
-        self._secret = secret
+        self._key = key
         self.clock = clock
 
     @classmethod
@@ -240,12 +248,26 @@ class PostgresMemoryStore(StoreBase):
         clock: Clock = system_clock,
         write_policy: WritePolicy | None = None,
         expiry: bool = True,
+        key: bytes | None = None,
+        key_file: str | Path | None = None,
     ) -> PostgresMemoryStore:
         """Connect as the application role; refuse one that RLS would not bind.
 
         `write_policy` (default DEFAULT_WRITE_POLICY) checks every note and profile value written
         through the store; states loaded from it carry it, as with `MemoryStore.open`.
+        The store's key (ledger digests, audit ids) is never in the database: pass `key` (at least
+        32 random bytes, e.g. from a secret manager) or `key_file` (an owner-only file, made with a
+        random key if missing). The database keeps a check of it: a wrong key is a StoreError.
         """
+        if (key is None) == (key_file is None):
+            raise StoreError(
+                "pass exactly one of key= (32 random bytes kept outside the database) or "
+                "key_file= (an owner-only file; made if missing): the audit's ids and the ledger's "
+                "digests are keyed by it, and a key inside the database would confirm guessed text")
+        try:
+            store_key = checked_key(key) if key is not None else _key_from_file(Path(key_file or ""))
+        except (OSError, ValueError) as exc:
+            raise StoreError(f"the store key: {exc}") from exc
         psycopg = _psycopg()
         try:
             conn = psycopg.connect(conninfo)
@@ -264,25 +286,24 @@ class PostgresMemoryStore(StoreBase):
                 raise StoreError(
                     "no memory tables in this database: run create_schema(admin_conninfo) first"
                 )
-            if conn.execute("SELECT to_regclass('store_secret')").fetchone()[0] is None:
+            if conn.execute("SELECT to_regclass('store_key')").fetchone()[0] is None:
                 raise StoreError(
-                    "this database has an older memory schema (no store_secret table, no folded "
+                    "this database has an older memory schema (its key inside it, or no folded "
                     "columns): export each user with the older code and import into a database "
                     "made by create_schema(admin_conninfo)"
                 )
-            row = conn.execute("SELECT secret FROM store_secret").fetchone()
-            if row is None:
-                raise StoreError("the store has no secret: create_schema did not complete")
-            conn.rollback()
+            conn.execute(
+                "INSERT INTO store_key VALUES (1, %s) ON CONFLICT (id) DO NOTHING",
+                (key_check(store_key),),
+            )
+            stored_check = bytes(conn.execute("SELECT key_check FROM store_key").fetchone()[0])
+            if not hmac.compare_digest(stored_check, key_check(store_key)):
+                raise StoreError("this key is not the key of this store: open it with its own key")
+            conn.commit()
         except BaseException:
             conn.close()
             raise
-        return cls(conn, clock, bytes(row[0]))._with_options(write_policy, expiry)
-
-    @property
-    def secret(self) -> bytes:
-        """This store's random secret (made by create_schema): keys ledger digests and audit ids."""
-        return self._secret
+        return cls(conn, clock, store_key)._with_options(write_policy, expiry)
 
     def for_user(self, tenant_id: str, user_id: str) -> PostgresUserMemory:
         return PostgresUserMemory(self, *check_owner(tenant_id, user_id))

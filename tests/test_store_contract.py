@@ -8,6 +8,7 @@ where a missing PostgreSQL fails the run.
 import inspect
 import json
 import os
+import secrets
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -53,6 +54,7 @@ def postgres():
             pytest.fail(message)
         pytest.skip(message)
     server = TemporaryPostgres()
+    server.store_key = secrets.token_bytes(32)  # the store's key, kept outside the database
     try:
         create_schema(server.conninfo())
         yield server
@@ -75,7 +77,7 @@ class Backends:
             admin.execute("TRUNCATE notes, session_notes, profiles, audit")
         return PostgresMemoryStore.open(
             self.server.conninfo("memory_app"), clock=clock, write_policy=write_policy,
-            expiry=expiry,
+            expiry=expiry, key=self.server.store_key,
         )
 
 
@@ -513,7 +515,7 @@ def test_row_level_security_hides_and_refuses_other_owners_rows(pg_store):
 
 def test_the_store_refuses_a_role_that_bypasses_row_level_security(postgres):
     with pytest.raises(StoreError, match="application role"):
-        PostgresMemoryStore.open(postgres.conninfo())
+        PostgresMemoryStore.open(postgres.conninfo(), key=postgres.store_key)
 
 
 def test_without_the_tables_the_store_says_how_to_create_them(postgres):
@@ -526,10 +528,10 @@ def test_without_the_tables_the_store_says_how_to_create_them(postgres):
         f"dbname={postgres.database}", "dbname=empty_memory"
     )
     with pytest.raises(StoreError, match="create_schema"):
-        PostgresMemoryStore.open(conninfo)
+        PostgresMemoryStore.open(conninfo, key=postgres.store_key)
 
 
-def test_an_older_schema_without_the_store_secret_is_named(postgres):
+def test_an_older_schema_without_the_store_key_table_is_named(postgres):
     import psycopg
 
     with psycopg.connect(postgres.conninfo(), autocommit=True) as admin:
@@ -539,7 +541,8 @@ def test_an_older_schema_without_the_store_secret_is_named(postgres):
     with psycopg.connect(old, autocommit=True) as admin:
         admin.execute("CREATE TABLE notes (id TEXT)")  # what the schema had before the secret
     with pytest.raises(StoreError, match="older memory schema"):
-        PostgresMemoryStore.open(old.replace(f"user={postgres.superuser}", "user=memory_app"))
+        PostgresMemoryStore.open(old.replace(f"user={postgres.superuser}", "user=memory_app"),
+                                 key=postgres.store_key)
 
 
 def test_erasure_on_postgres_says_what_is_pending_and_vacuum_full_clears_the_tables(
