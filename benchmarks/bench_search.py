@@ -15,7 +15,7 @@ the size and the user count: a rerun only measures, and a change to any of those
 Then each store answers `search(message)` for random users that have notes: wall-clock p50 and p95,
 and for SQLite also the p95 of the search's own CPU time, which other processes on a busy machine
 cannot inflate. PostgreSQL runs on a local server started from Debian's packages
-(helpers.store_postgres.TemporaryPostgres) over the cached cluster.
+(tests/postgres_server.py, TemporaryPostgres) over the cached cluster.
 
 Last, a user with 1,000 notes: the tokens of the global-memory section per turn when every live
 note is injected, against retrieval for the message (the injection path of helpers.hooks); and
@@ -47,7 +47,8 @@ from helpers.hooks import render_prompt
 from helpers.policy import Policy
 from helpers.retrieval_eval import evaluate, load_labelled_set
 from helpers.state import fixed_clock
-from helpers.store import _INSERT_NOTE, MemoryStore, _note_row
+from helpers.store import _INSERT_NOTE, MemoryStore
+from helpers.store_base import note_row
 
 NOW = "2026-06-01T09:00:00Z"
 CLOCK = fixed_clock(NOW)
@@ -78,7 +79,7 @@ def corpus_key(users: int) -> str:
     return digest.hexdigest()[:12]
 
 
-def rows(start: int, stop: int, users: int, note_row=_note_row) -> list[tuple]:
+def rows(start: int, stop: int, users: int, note_row=note_row) -> list[tuple]:
     return [
         note_row(*owner(i, users), make_note(random.Random(i), i), None, None)
         for i in range(start, stop)
@@ -131,7 +132,7 @@ def load_postgres(admin_conninfo: str, start: int, stop: int, users: int) -> Non
 
 def postgres_server(users: int):
     """The cached PostgreSQL cluster (one database per size), started."""
-    from helpers.store_postgres import TemporaryPostgres
+    from tests.postgres_server import TemporaryPostgres
 
     return TemporaryPostgres(folder=CACHE / f"search-{corpus_key(users)}-postgres")
 

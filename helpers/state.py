@@ -105,6 +105,12 @@ def checked_text(name: str, value: Any, limit: int) -> str:
         raise InvalidField(f"{name} must be a str, got {type(value).__name__}")
     if len(value) > limit:
         raise InvalidField(f"{name} has {len(value):,} characters; the limit is {limit:,}")
+    return valid_unicode(name, value)
+
+
+def valid_unicode(name: str, value: str) -> str:
+    """`value` if UTF-8 can encode it; InvalidField for a lone surrogate ("\\ud800", which a JSON
+    decoder lets through), never a raw UnicodeEncodeError from deep inside a write."""
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -377,5 +383,5 @@ __all__ = [
     "MemoryNote", "MemoryState", "OWNER_CHARS", "PROFILE_DEPTH", "PROFILE_ITEMS", "PROFILE_KEY_CHARS",
     "SOURCE_CHARS", "Scope", "Sensitivity", "Status", "TEXT_CHARS", "check_note_fields",
     "check_profile", "checked_id", "checked_keywords", "checked_text", "fixed_clock",
-    "load_example_state", "note_id", "owner_id", "parse_time", "recency", "system_clock", "today",
+    "load_example_state", "note_id", "owner_id", "parse_time", "recency", "system_clock", "today", "valid_unicode",
 ]

@@ -43,8 +43,8 @@ from helpers.state import Clock, MemoryNote, MemoryState, system_clock
 from helpers.store_base import (
     NOTE_COLUMNS as _NOTE_COLUMNS, SELECT_NOTE as _SELECT_NOTE, AuditEntry, CheckpointResult, Erasure,
     KEY_BYTES, ForgetPlan, StoreBase, UserMemoryBase, as_it_was, check_owner, erase_user_reason,
-    checked_key, create_key_file, export_document, expires_utc, fold, import_reason, key_check, long_term as _long_term, note_from_columns,
-    parse_export, read_key_file, utc as _utc,
+    checked_key, create_key_file, export_document, expires_utc, fold, import_reason, key_check,
+    long_term as _long_term, note_from_columns, note_row, parse_export, read_key_file, utc as _utc,
 )
 from helpers.write_policy import WritePolicy
 
@@ -224,17 +224,6 @@ def _store_error(exc: sqlite3.DatabaseError) -> StoreError:
 
 def _note_from_row(row: sqlite3.Row) -> MemoryNote:
     return note_from_columns(row)
-
-
-def _note_row(tenant_id: str, user_id: str, note: MemoryNote, session_id: str | None,
-              superseded_at: str | None) -> tuple:
-    """One `notes` row, in the column order of `_INSERT_NOTE`."""
-    return (
-        tenant_id, user_id, note.id, note.text, json.dumps(note.keywords, ensure_ascii=False),
-        note.kind, note.scope, note.observed_at, note.source_ref, note.status, note.supersedes,
-        note.superseded_by, note.expires_at, note.sensitivity, float(note.confidence), session_id,
-        superseded_at, _utc(note.observed_at), expires_utc(note),
-    )
 
 
 # An upsert: the same note id for the same user replaces the stored one.
@@ -628,29 +617,6 @@ class UserMemory(UserMemoryBase):
                    ON CONFLICT (tenant_id, user_id) DO UPDATE SET profile = excluded.profile""",
                 self._owner(profile=text))
 
-    def add_notes(self, notes: Iterable[MemoryNote], *, session_id: str | None = None) -> int:
-        """Write long-term notes (same id replaces); returns how many were written.
-
-        Every note passes the store's write policy first; if any is refused, none is written and
-        PolicyRefused lists them."""
-        notes = _long_term(notes)
-        with self._store._transaction(write=True) as conn:
-            self._admit(conn, notes=[(n, session_id) for n in notes])
-            self._write_notes(conn, notes, session_id, superseded=[])
-        return len(notes)
-
-    def stage_session_notes(self, session_id: str, notes: Iterable[MemoryNote]) -> int:
-        """Persist notes captured during a session, so a crash before consolidation loses none.
-        A note this handle staged or loaded before and that was erased since is not staged again."""
-        notes = list(notes)
-        with self._store._transaction(write=True) as conn:
-            self._admit(conn, staged=[(session_id, n) for n in notes])
-            gone = self._gone_among(conn, [n.id for n in notes])
-            notes = [n for n in notes if n.id not in gone]
-            self._stage(conn, [(session_id, n) for n in notes])
-        self._staged(session_id, notes)
-        return len(notes)
-
     def _read(self) -> Any:
         return self._store._transaction(write=False)
 
@@ -703,7 +669,7 @@ class UserMemory(UserMemoryBase):
     def _write_notes(self, conn: sqlite3.Connection, notes: list[MemoryNote], session_id: str | None,
                      superseded: list[str]) -> None:
         conn.executemany(_INSERT_NOTE, [
-            _note_row(self._tenant_id, self._user_id, n, session_id, None) for n in notes])
+            note_row(self._tenant_id, self._user_id, n, session_id, None) for n in notes])
         self._index_keywords(conn, notes)
         # The supersede chain: a newer note retires the one it names.
         links = [self._owner(old=n.supersedes, new=n.id) for n in notes if n.supersedes]
@@ -830,7 +796,7 @@ class UserMemory(UserMemoryBase):
             imported, forgotten = self._not_forgotten(conn, imported)
             self._admit(conn, notes=[(n, s) for n, s, _ in imported.notes], staged=imported.staged,
                         profile=imported.profile, replacing=True)
-            rows = [_note_row(self._tenant_id, self._user_id, n, session_id, superseded_at)
+            rows = [note_row(self._tenant_id, self._user_id, n, session_id, superseded_at)
                     for n, session_id, superseded_at in imported.notes]
             for table in ("notes", "session_notes", "profiles", "note_keywords"):
                 conn.execute(f"DELETE FROM {table} WHERE {owner}", self._owner())

@@ -217,6 +217,18 @@ def note_from_columns(data: Mapping[str, Any] | Any) -> MemoryNote:
     return MemoryNote(**{**{k: data[k] for k in NOTE_COLUMNS}, "keywords": json.loads(data["keywords"])})
 
 
+def note_row(tenant_id: str, user_id: str, note: MemoryNote, session_id: str | None,
+             superseded_at: str | None) -> tuple:
+    """One `notes` row in every backend's column order (NOTE_COLUMNS with the owner, the session,
+    `superseded_at` and the canonical UTC instants); PostgreSQL appends its folded forms."""
+    return (
+        tenant_id, user_id, note.id, note.text, json.dumps(note.keywords, ensure_ascii=False),
+        note.kind, note.scope, note.observed_at, note.source_ref, note.status, note.supersedes,
+        note.superseded_by, note.expires_at, note.sensitivity, float(note.confidence), session_id,
+        superseded_at, utc(note.observed_at), expires_utc(note),
+    )
+
+
 def as_it_was(note: MemoryNote, superseded_at: str | None) -> MemoryNote:
     """For `as_of`: a note superseded later was still current then, and a note stored as expired
     (it expired before it was consolidated) was live before its expiry: show it as it was."""
@@ -732,6 +744,40 @@ class UserMemoryBase:
         """The backend's live notes of this user, oldest first (`limit`: the newest)."""
         raise NotImplementedError
 
+    # -- writing: one body for every backend, the SQL in each backend's `_write_notes`, `_stage` --
+
+    def add_notes(self, notes: Iterable[MemoryNote], *, session_id: str | None = None) -> int:
+        """Write long-term notes (same id replaces); returns how many were written.
+
+        Every note passes the write boundary first (`_admit`); if any is refused, none is written
+        and PolicyRefused lists them."""
+        notes = long_term(notes)
+        with self._write() as conn:
+            self._admit(conn, notes=[(n, session_id) for n in notes])
+            self._write_notes(conn, notes, session_id, [])
+        return len(notes)
+
+    def stage_session_notes(self, session_id: str, notes: Iterable[MemoryNote]) -> int:
+        """Persist notes captured during a session, so a crash before consolidation loses none.
+        A note this handle staged or loaded before and that was erased since is not staged again."""
+        notes = list(notes)
+        with self._write() as conn:
+            self._admit(conn, staged=[(session_id, n) for n in notes])
+            gone = self._gone_among(conn, [n.id for n in notes])
+            notes = [n for n in notes if n.id not in gone]
+            self._stage(conn, [(session_id, n) for n in notes])
+        self._staged(session_id, notes)
+        return len(notes)
+
+    def _write_notes(self, conn: Any, notes: list[MemoryNote], session_id: str | None,
+                     superseded: list[str]) -> None:
+        """Upsert `notes` and retire what they supersede (and the ids in `superseded`)."""
+        raise NotImplementedError
+
+    def _stage(self, conn: Any, staged: list[tuple[str, MemoryNote]]) -> None:
+        """Upsert (session id, note) rows among the staged notes."""
+        raise NotImplementedError
+
     # -- erasure -----------------------------------------------------------------------------------
 
     def forget(self, note_id: str | None = None, *, matching: str | None = None,
@@ -926,6 +972,7 @@ __all__ = [
     "loose",
     "masked_reason",
     "note_from_columns",
+    "note_row",
     "parse_export",
     "read_key_file",
     "plan_forget",

@@ -28,17 +28,13 @@ The differences are where the guarantees come from:
     create_schema(admin, app_password=None)                 # tables, RLS, the memory_app role
     store = PostgresMemoryStore.open("host=/tmp/pg dbname=memory user=memory_app")
 
-`TemporaryPostgres` starts a throwaway local server from Debian's packages (tests, benchmarks).
+A throwaway local server for tests and benchmarks is test infrastructure: `tests/postgres_server.py`.
 """
 
 from __future__ import annotations
 
 import hmac
 import json
-import os
-import shutil
-import subprocess
-import tempfile
 import threading
 from contextlib import contextmanager
 from datetime import datetime
@@ -48,7 +44,7 @@ from collections.abc import Iterable, Iterator
 
 from helpers.retrieval import RECALL_LIMIT
 from helpers.state import Clock, MemoryNote, MemoryState, system_clock
-from helpers.store import StoreError, _note_row
+from helpers.store import StoreError
 from helpers.store_base import (
     SELECT_NOTE,
     AuditEntry,
@@ -69,6 +65,7 @@ from helpers.store_base import (
     key_check,
     long_term,
     note_from_columns,
+    note_row,
     parse_export,
     read_key_file,
     utc,
@@ -179,7 +176,7 @@ def _pg_note_row(
     superseded_at: str | None,
 ) -> tuple:
     """One `notes` row in the column order of `_INSERT_NOTE`: SQLite's, plus the folded forms."""
-    row = _note_row(tenant_id, user_id, note, session_id, superseded_at)
+    row = note_row(tenant_id, user_id, note, session_id, superseded_at)
     return (*row, *_folded(note.text, note.keywords))
 
 
@@ -467,26 +464,6 @@ class PostgresUserMemory(UserMemoryBase):
                 self._owner(p=text),
             )
 
-    def add_notes(self, notes: Iterable[MemoryNote], *, session_id: str | None = None) -> int:
-        """Write long-term notes (same id replaces): all pass the write policy, or none is."""
-        notes = long_term(notes)
-        with self._tx() as conn:
-            self._admit(conn, notes=[(n, session_id) for n in notes])
-            self._write_notes(conn, notes, session_id, [])
-        return len(notes)
-
-    def stage_session_notes(self, session_id: str, notes: Iterable[MemoryNote]) -> int:
-        """Persist notes captured during a session, so a crash before consolidation loses none.
-        A note this handle staged or loaded before and that was erased since is not staged again."""
-        notes = list(notes)
-        with self._tx() as conn:
-            self._admit(conn, staged=[(session_id, n) for n in notes])
-            gone = self._gone_among(conn, [n.id for n in notes])
-            notes = [n for n in notes if n.id not in gone]
-            self._stage(conn, [(session_id, n) for n in notes])
-        self._staged(session_id, notes)
-        return len(notes)
-
     def _read(self) -> Any:
         return self._tx()
 
@@ -746,145 +723,10 @@ class PostgresUserMemory(UserMemoryBase):
         return len(rows)
 
 
-# -- a throwaway local server -------------------------------------------------------------------
-
-INSTALL_HINT = (
-    "sudo apt-get install postgresql "
-    "(Debian/Ubuntu; initdb and pg_ctl under /usr/lib/postgresql/*/bin)"
-)
-
-
-def find_postgres_bin() -> Path | None:
-    """The folder of initdb and pg_ctl: on PATH, or Debian's /usr/lib/postgresql/<version>/bin."""
-    found = shutil.which("initdb")
-    if found:
-        return Path(found).resolve().parent  # /usr/local/bin may hold only a symlink to initdb
-    versions = sorted(
-        Path("/usr/lib/postgresql").glob("*/bin/initdb"),
-        key=lambda p: int(p.parent.parent.name) if p.parent.parent.name.isdigit() else 0,
-    )
-    return versions[-1].parent if versions else None
-
-
-class TemporaryPostgres:
-    """A PostgreSQL server in a temporary folder, on a unix socket only; `stop()` removes it.
-
-    `folder=` keeps the server's files there instead (a cache: benchmarks reuse a loaded database):
-    an existing cluster is started as it is, and `stop()` shuts it down but keeps the folder.
-    initdb refuses to run as root, so as root the server runs as the `postgres` system user.
-    """
-
-    def __init__(
-        self, bin_dir: Path | None = None, database: str = "memory", folder: Path | None = None
-    ) -> None:
-        found = bin_dir or find_postgres_bin()
-        if found is None:
-            raise FileNotFoundError(f"PostgreSQL is not installed: {INSTALL_HINT}")
-        self.bin_dir: Path = found
-        self.database = database
-        self.keep = folder is not None
-        if folder is None:
-            self.folder = Path(tempfile.mkdtemp(prefix="memory-pg-"))
-        else:
-            self.folder = Path(folder)
-            self.folder.mkdir(parents=True, exist_ok=True)
-        self.data, self.socket = self.folder / "data", self.folder / "socket"
-        self.socket.mkdir(exist_ok=True)
-        self._as = []
-        if os.geteuid() == 0:
-            self._as = ["runuser", "-u", "postgres", "--"]
-            shutil.chown(self.folder, "postgres")
-            shutil.chown(self.socket, "postgres")
-        self.superuser = "postgres" if self._as else os.environ.get("USER", "postgres")
-        if not (self.data / "PG_VERSION").exists():
-            try:
-                self._run(
-                    "initdb",
-                    "-D",
-                    str(self.data),
-                    "-U",
-                    self.superuser,
-                    "-A",
-                    "trust",
-                    "--no-sync",
-                    "-E",
-                    "UTF8",
-                    "--locale=C",
-                )
-            except BaseException:
-                self._remove()
-                raise
-        # A unix socket only (no TCP port to collide with), and no fsync: the data is thrown away.
-        options = f"-k {self.socket} -c listen_addresses='' -c fsync=off -c full_page_writes=off"
-        self._run(
-            "pg_ctl",
-            "-D",
-            str(self.data),
-            "-o",
-            options,
-            "-l",
-            str(self.folder / "log"),
-            "-w",
-            "start",
-        )
-        try:
-            self.create_database(database)
-        except BaseException:
-            self.stop()
-            raise
-
-    def create_database(self, name: str) -> bool:
-        """Create database `name` unless it exists; True if it was created."""
-        psycopg = _psycopg()
-        with psycopg.connect(self.conninfo(database="postgres"), autocommit=True) as conn:
-            if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
-                return False
-        self._run("createdb", "-h", str(self.socket), "-U", self.superuser, name)
-        return True
-
-    def _remove(self) -> None:
-        if not self.keep:
-            shutil.rmtree(self.folder, ignore_errors=True)
-
-    def _run(self, tool: str, *args: str) -> None:
-        done = subprocess.run(
-            [*self._as, str(self.bin_dir / tool), *args],
-            capture_output=True,
-            text=True,
-            cwd=self.folder,
-        )
-        if done.returncode != 0:
-            raise RuntimeError(
-                f"{tool} failed ({done.returncode}): {done.stderr.strip() or done.stdout.strip()}"
-            )
-
-    def conninfo(self, user: str | None = None, database: str | None = None) -> str:
-        return (
-            f"host={self.socket} dbname={database or self.database} user={user or self.superuser}"
-        )
-
-    def stop(self) -> None:
-        """Shut the server down; remove its folder unless it was given (`folder=`)."""
-        try:
-            mode = "fast" if self.keep else "immediate"  # a kept cluster restarts without recovery
-            self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop")
-        finally:
-            self._remove()
-
-    def __enter__(self) -> TemporaryPostgres:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-
 __all__ = [
     "APP_ROLE",
-    "INSTALL_HINT",
     "PostgresMemoryStore",
     "PostgresUserMemory",
     "SCHEMA",
-    "TemporaryPostgres",
     "create_schema",
-    "find_postgres_bin",
 ]

@@ -32,7 +32,7 @@ from typing import Any, Literal, get_args
 
 from helpers import gate
 from helpers.gate import GateDecision
-from helpers.state import Kind
+from helpers.state import Kind, valid_unicode
 from helpers.words import content_words, stem, topic_words
 
 Effect = Literal["block", "session"]
@@ -552,6 +552,8 @@ class WritePolicy:
         keywords = tuple(keywords or ())
         if not all(isinstance(k, str) for k in keywords):
             raise TypeError("keywords must be strings")
+        for name, value in (("text", text), *(("keyword", k) for k in keywords)):
+            valid_unicode(name, value)
         if kind not in get_args(Kind):
             raise ValueError(f"kind must be one of {get_args(Kind)}, got {kind!r}")
         candidate = Candidate(text, keywords, kind, said_by_user, latest_message, from_document,

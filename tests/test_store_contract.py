@@ -1,6 +1,6 @@
 """One contract, two backends: SQLite (the default) and PostgreSQL (row-level security).
 
-The PostgreSQL half starts a throwaway server from Debian's packages (helpers.store_postgres.
+The PostgreSQL half starts a throwaway server from Debian's packages (tests/postgres_server.py,
 TemporaryPostgres). Without PostgreSQL it is skipped with the install command, except under CI=true,
 where a missing PostgreSQL fails the run.
 """
@@ -25,14 +25,8 @@ from helpers.consolidation import (
 from helpers.retrieval_eval import evaluate, load_labelled_set
 from helpers.state import MemoryNote, fixed_clock
 from helpers.store import Erasure, MemoryStore, StoreError, UserMemory
-from helpers.store_postgres import (
-    INSTALL_HINT,
-    PostgresMemoryStore,
-    PostgresUserMemory,
-    TemporaryPostgres,
-    create_schema,
-    find_postgres_bin,
-)
+from helpers.store_postgres import PostgresMemoryStore, PostgresUserMemory, create_schema
+from tests.postgres_server import INSTALL_HINT, TemporaryPostgres, find_postgres_bin
 from helpers.write_policy import DEFAULT_WRITE_POLICY, PolicyRefused
 
 NOW = "2026-06-01T09:00:00Z"

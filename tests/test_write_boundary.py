@@ -128,6 +128,9 @@ def test_a_lone_surrogate_is_a_clear_error_on_every_path(backend):
     bad = "Likes \ud800 tea"
     with pytest.raises(InvalidField, match="surrogate"):
         note(bad)
+    keyed = MemoryState(ledger_key=b"k" * 32)  # the ledger's digest encodes the text
+    with pytest.raises(InvalidField, match="surrogate"):
+        capture_note(keyed, bad)
     with backend.open() as store:
         u = store.for_user("acme", "maya")
         refused_write(u, lambda: u.save_profile({"seat": bad}))
