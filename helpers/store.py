@@ -42,10 +42,11 @@ from helpers.retrieval import RECALL_LIMIT
 from helpers.state import Clock, MemoryNote, MemoryState, system_clock
 from helpers.store_base import (
     NOTE_COLUMNS as _NOTE_COLUMNS, SELECT_NOTE as _SELECT_NOTE, AuditEntry, CheckpointResult, Erasure,
-    KEY_BYTES, ForgetPlan, StoreBase, UserMemoryBase, as_it_was, check_owner, erase_user_reason,
-    checked_key, create_key_file, export_document, expires_utc, fold, import_reason, key_check,
-    long_term as _long_term, note_from_columns, note_row, parse_export, read_key_file, utc as _utc,
+    ForgetPlan, StoreBase, UserMemoryBase, as_it_was, check_owner, erase_user_reason, expires_utc,
+    fold, long_term as _long_term, note_from_columns, note_row, utc as _utc,
 )
+from helpers.store_export import export_document, import_reason, parse_export
+from helpers.store_key import KEY_BYTES, checked_key, create_key_file, key_check, read_key_file
 from helpers.write_policy import WritePolicy
 
 # One full-text token per (tenant, user): hex never holds the separator 'x', so it is one-to-one,

@@ -1,8 +1,10 @@
 """What every memory store backend shares: one function per concept, no SQL.
 
 `helpers.store` (SQLite, the default) and `helpers.store_postgres` keep their own SQL; the
-bookkeeping around it (the handle, the checks before a write or an erasure, the export format and
-the import's validation, the audit texts) lives here once, so the two backends cannot drift apart.
+bookkeeping around it (the handle, the write boundary every write path calls, the checks before an
+erasure, the audit texts, the write methods' bodies) lives here once, so the two backends cannot
+drift apart. The export format is `helpers.store_export`, the store's key `helpers.store_key`.
+Notebook 08 (persistence) teaches them.
 """
 
 from __future__ import annotations
@@ -10,16 +12,12 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import os
 import re
-import secrets
 import unicodedata
-from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from pathlib import Path
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from helpers.retrieval import (
     SEARCH_LIMIT,
@@ -33,7 +31,6 @@ from helpers.retrieval import (
 )
 from helpers.state import (
     SOURCE_CHARS,
-    InvalidField,
     MemoryNote,
     MemoryState,
     check_note_fields,
@@ -43,6 +40,9 @@ from helpers.state import (
     parse_time,
 )
 from helpers.words import STOPWORDS, stem
+
+if TYPE_CHECKING:
+    from helpers.store_export import Imported  # it imports this module
 from helpers.write_policy import (
     DEFAULT_WRITE_POLICY,
     MAX_OTHER_NOTES,
@@ -52,8 +52,6 @@ from helpers.write_policy import (
     refused_profile,
     refused_texts,
 )
-
-EXPORT_FORMAT = "agent-memory-notebooks/user-memory"
 
 # The columns a note is read back from, in every backend.
 NOTE_COLUMNS = (
@@ -130,51 +128,6 @@ def loose(text: str) -> str:
     and every apostrophe "'", so a number or a name typed on another keyboard still matches."""
     plain = "".join(c for c in unicodedata.normalize("NFKD", fold(text)) if not unicodedata.combining(c))
     return "".join("-" if unicodedata.category(c) == "Pd" else c for c in plain.translate(_PLAIN))
-
-
-# The store's key: it keys the ledger's digests and the ids audit rows keep, and lives OUTSIDE the
-# database (a key file beside a SQLite file, or a key the application passes in), so the database
-# alone confirms no guessed text. The database keeps only a check value, HMAC(key, label): it
-# tells the right key from a wrong one and says nothing about the key.
-KEY_BYTES = 32
-_KEY_CHECK = b"agent-memory-notebooks/store-key-check"
-
-
-def key_check(key: bytes) -> bytes:
-    return hmac.new(key, _KEY_CHECK, hashlib.sha256).digest()
-
-
-def checked_key(key: Any) -> bytes:
-    if not isinstance(key, (bytes, bytearray)) or len(key) < KEY_BYTES:
-        raise ValueError(f"a store key must be at least {KEY_BYTES} random bytes (secrets.token_bytes)")
-    return bytes(key)
-
-
-def read_key_file(path: Path) -> bytes:
-    """A key file's key (hex text). Refused if others may read it: the key is what makes the
-    database alone confirm nothing."""
-    if os.name == "posix" and path.stat().st_mode & 0o077:
-        raise PermissionError(f"{path} can be read by others (mode {path.stat().st_mode & 0o777:o}): "
-                              f"chmod 600 {path}")
-    try:
-        return checked_key(bytes.fromhex(path.read_text(encoding="ascii").strip()))
-    except ValueError as exc:
-        raise ValueError(f"{path} does not hold a store key: {exc}") from None
-
-
-def create_key_file(path: Path, key: bytes | None = None) -> bytes:
-    """Write a new key file (owner-only, 0600) holding `key` or a random one; if another process
-    created it first, read that one."""
-    key = checked_key(key) if key is not None else secrets.token_bytes(KEY_BYTES)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return read_key_file(path)
-    with os.fdopen(fd, "w", encoding="ascii") as out:
-        out.write(key.hex() + "\n")
-        out.flush()
-        os.fsync(out.fileno())
-    return key
 
 
 def keyed_audit_id(secret: bytes, note_id: str) -> str:
@@ -448,88 +401,6 @@ def plan_forget(stored: list[MemoryNote], staged: list[MemoryNote], profile: dic
         profile_said = [t for t in before if t not in after]
     return ForgetPlan(sorted(erase), sorted(erase - asked), restore, lost, profile if cleared else None,
                       cleared, said_by(by_id[i] for i in sorted(erase)) + profile_said, profile_said)
-
-
-def import_reason(notes: int, forgotten: int = 0) -> str:
-    kept_out = f"; {forgotten} notes it held were forgotten before and stay forgotten" if forgotten else ""
-    return f"replaced memory with {notes} imported notes{kept_out}"
-
-
-def export_document(
-    tenant_id: str,
-    user_id: str,
-    profile: str | None,
-    notes: Iterable[tuple[MemoryNote, str | None, str | None]],
-    staged: Iterable[tuple[str, str]],
-) -> str:
-    """The export: the profile (JSON text or None), every (note, session_id, superseded_at) and
-    every staged (session_id, note as JSON text)."""
-    document = {
-        "format": EXPORT_FORMAT,
-        "version": 1,
-        "tenant_id": tenant_id,
-        "user_id": user_id,
-        "profile": json.loads(profile) if profile is not None else None,
-        "notes": [
-            {**note.to_dict(), "session_id": session_id, "superseded_at": superseded_at}
-            for note, session_id, superseded_at in notes
-        ],
-        "staged": [{"session_id": s, "note": json.loads(n)} for s, n in staged],
-    }
-    return json.dumps(document, indent=2, ensure_ascii=False)
-
-
-@dataclass
-class Imported:
-    """An export document, validated and checked against the write policy, ready to write."""
-
-    notes: list[tuple[MemoryNote, str | None, str | None]]  # note, session_id, superseded_at (UTC)
-    staged: list[tuple[str, MemoryNote]]  # session_id, note
-    profile: dict[str, Any] | None
-    owner: tuple[str, str] | None = None  # (tenant_id, user_id) the export was taken from
-
-
-def parse_export(text: str) -> Imported:
-    """Validate a whole export before anything is written: ValueError if it is not one (a note
-    id given twice, a field of the wrong type), InvalidField (a ValueError) for a field out of
-    its limits. The write policy is the write boundary's (`UserMemoryBase._admit`)."""
-    try:
-        document = json.loads(text)
-        if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
-            raise ValueError(f"not a {EXPORT_FORMAT} document")
-        if document.get("version") != 1:
-            raise ValueError(f"unsupported export version {document.get('version')!r}")
-        notes = []
-        for item in document["notes"]:
-            item = dict(item)
-            session_id, superseded_at = item.pop("session_id"), item.pop("superseded_at")
-            if session_id is not None and not isinstance(session_id, str):
-                raise TypeError(f"a note's session_id must be a string or null, got {session_id!r}")
-            superseded_utc = utc(superseded_at) if superseded_at else None
-            notes.append((MemoryNote.from_dict(item), session_id, superseded_utc))
-        staged = [(i["session_id"], MemoryNote.from_dict(i["note"])) for i in document["staged"]]
-        if not all(isinstance(s, str) for s, _ in staged):
-            raise TypeError("a staged note's session_id must be a string")
-        _unique("notes", [n.id for n, _, _ in notes])
-        _unique("staged notes of one session", [f"{s}\x00{n.id}" for s, n in staged])
-        profile = document["profile"]
-        tenant_id, user_id = document.get("tenant_id"), document.get("user_id")
-        owner = (tenant_id, user_id) if isinstance(tenant_id, str) and isinstance(user_id, str) else None
-        if owner is not None:
-            owner = check_owner(*owner)
-        if profile is not None and not isinstance(profile, dict):
-            raise TypeError("the profile must be an object")
-    except InvalidField as exc:
-        raise InvalidField(f"cannot import: {exc}") from exc
-    except (ValueError, KeyError, TypeError) as exc:
-        raise ValueError(f"cannot import: {exc}") from exc
-    return Imported(notes, staged, profile, owner)
-
-
-def _unique(what: str, ids: list[str]) -> None:
-    doubled = sorted({i.split("\x00")[-1] for i, count in Counter(ids).items() if count > 1})
-    if doubled:
-        raise ValueError(f"{what} share an id: {doubled[:5]} (an id names one note)")
 
 
 class StoreBase:
@@ -869,7 +740,7 @@ class UserMemoryBase:
                 superseded_at = None if copy else superseded_at
             notes.append((note, session_id, superseded_at))
         staged = [(s, n) for s, n in imported.staged if n.id not in drop]
-        return Imported(notes, staged, imported.profile), len(drop)
+        return replace(imported, notes=notes, staged=staged), len(drop)
 
     def stored_profile(self) -> dict[str, Any] | None:
         """The stored profile, or None if there is none."""
@@ -944,11 +815,8 @@ class UserMemoryBase:
 __all__ = [
     "AuditEntry",
     "CheckpointResult",
-    "EXPORT_FORMAT",
-    "KEY_BYTES",
     "Erasure",
     "ForgetPlan",
-    "Imported",
     "NOTE_COLUMNS",
     "SELECT_NOTE",
     "StoreBase",
@@ -956,16 +824,11 @@ __all__ = [
     "as_it_was",
     "check_forget",
     "check_owner",
-    "checked_key",
-    "create_key_file",
     "clear_matching",
     "erase_user_reason",
-    "export_document",
     "expires_utc",
     "fold",
     "forget_profile_reason",
-    "import_reason",
-    "key_check",
     "keyed_audit_id",
     "leaves",
     "long_term",
@@ -973,8 +836,6 @@ __all__ = [
     "masked_reason",
     "note_from_columns",
     "note_row",
-    "parse_export",
-    "read_key_file",
     "plan_forget",
     "said_by",
     "utc",

@@ -55,21 +55,16 @@ from helpers.store_base import (
     UserMemoryBase,
     as_it_was,
     check_owner,
-    checked_key,
-    create_key_file,
     erase_user_reason,
-    export_document,
     expires_utc,
     fold,
-    import_reason,
-    key_check,
     long_term,
     note_from_columns,
     note_row,
-    parse_export,
-    read_key_file,
     utc,
 )
+from helpers.store_export import export_document, import_reason, parse_export
+from helpers.store_key import checked_key, create_key_file, key_check, read_key_file
 from helpers.write_policy import WritePolicy
 
 APP_ROLE = "memory_app"
