@@ -148,9 +148,21 @@ def checked_keywords(keywords: Any) -> list[str]:
 
 
 def check_note_fields(note: MemoryNote) -> None:
-    """Every free-text and id field of a note within its limits (InvalidField otherwise). Run when
-    a note is made and again where it is written (a dataclass field can be reassigned)."""
+    """Every field of a note valid: text and ids within their limits (InvalidField), dates ISO
+    8601, kind, scope, status and sensitivity among their choices, confidence in [0, 1] (ValueError).
+    Run when a note is made and again at the store's write boundary (a field can be reassigned)."""
     checked_text("text", note.text, TEXT_CHARS)
+    if not note.text.strip():
+        raise InvalidField("a memory note needs non-empty text")
+    parse_time(note.observed_at)
+    if note.expires_at is not None:
+        parse_time(note.expires_at)
+    _check_choice("kind", note.kind, Kind)
+    _check_choice("scope", note.scope, Scope)
+    _check_choice("status", note.status, Status)
+    _check_choice("sensitivity", note.sensitivity, Sensitivity)
+    if not 0.0 <= float(note.confidence) <= 1.0:
+        raise ValueError(f"confidence must be within [0, 1], got {note.confidence!r}")
     note.keywords = checked_keywords(note.keywords)
     checked_text("source_ref", note.source_ref, SOURCE_CHARS)
     for name in ("id", "supersedes", "superseded_by"):
@@ -216,17 +228,6 @@ class MemoryNote:
 
     def __post_init__(self) -> None:
         check_note_fields(self)
-        if not self.text.strip():
-            raise InvalidField("a memory note needs non-empty text")
-        parse_time(self.observed_at)
-        if self.expires_at is not None:
-            parse_time(self.expires_at)
-        _check_choice("kind", self.kind, Kind)
-        _check_choice("scope", self.scope, Scope)
-        _check_choice("status", self.status, Status)
-        _check_choice("sensitivity", self.sensitivity, Sensitivity)
-        if not 0.0 <= float(self.confidence) <= 1.0:
-            raise ValueError(f"confidence must be within [0, 1], got {self.confidence!r}")
         if not self.id:
             self.id = note_id(self.text, self.observed_at, self.scope)
 

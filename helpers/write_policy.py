@@ -12,7 +12,8 @@ decides, and a scope rule may make an allowed note session-only. The rules, in o
 
 Every path into memory calls the policy it is given: the capture tool (`state.write_policy`),
 consolidation (`consolidate(..., write_policy=...)`) and the store (`MemoryStore.open(...,
-write_policy=...)`). A reader switches a rule off, or adds one, by building another policy:
+write_policy=...)`), whose write boundary checks every field of every write path with it
+(`refused_notes`, `refused_texts`, `refused_profile`). A reader switches a rule off, or adds one, by building another policy:
 
     loose = DEFAULT_WRITE_POLICY.without("ungrounded")
     strict = DEFAULT_WRITE_POLICY.with_rule(gate.Rule("special_category", ...))
