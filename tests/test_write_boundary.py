@@ -265,3 +265,9 @@ def test_the_property_test_covers_every_write_path():
     assert names >= {"add_notes", "stage", "commit new", "commit reused", "import note",
                      "import staged", "import profile", "save_profile"}
     assert issubclass(PolicyRefused, ValueError) and issubclass(InvalidField, ValueError)
+
+
+def test_a_keyword_of_underscores_is_checked_not_a_crash():
+    """The gate's secret rule took max() of no runs for a token of only "_" (ValueError on main)."""
+    state = MemoryState()
+    assert capture_note(state, "Likes tea", ["_" * 30]).startswith(("Saved", "Not saved"))
