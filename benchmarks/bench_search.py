@@ -15,7 +15,7 @@ the size and the user count: a rerun only measures, and a change to any of those
 Then each store answers `search(message)` for random users that have notes: wall-clock p50 and p95,
 and for SQLite also the p95 of the search's own CPU time, which other processes on a busy machine
 cannot inflate. PostgreSQL runs on a local server started from Debian's packages
-(helpers.store_postgres.TemporaryPostgres) over the cached cluster.
+(tests/postgres_server.py, TemporaryPostgres) over the cached cluster.
 
 Last, a user with 1,000 notes: the tokens of the global-memory section per turn when every live
 note is injected, against retrieval for the message (the injection path of helpers.hooks); and
@@ -47,7 +47,8 @@ from helpers.hooks import render_prompt
 from helpers.policy import Policy
 from helpers.retrieval_eval import evaluate, load_labelled_set
 from helpers.state import fixed_clock
-from helpers.store import _INSERT_NOTE, MemoryStore, _note_row
+from helpers.store import _INSERT_NOTE, MemoryStore
+from helpers.store_base import note_row
 
 NOW = "2026-06-01T09:00:00Z"
 CLOCK = fixed_clock(NOW)
@@ -78,7 +79,7 @@ def corpus_key(users: int) -> str:
     return digest.hexdigest()[:12]
 
 
-def rows(start: int, stop: int, users: int, note_row=_note_row) -> list[tuple]:
+def rows(start: int, stop: int, users: int, note_row=note_row) -> list[tuple]:
     return [
         note_row(*owner(i, users), make_note(random.Random(i), i), None, None)
         for i in range(start, stop)
@@ -104,6 +105,7 @@ def sqlite_database(size: int, users: int) -> tuple[Path, float]:
     started = time.perf_counter()
     with MemoryStore.open(partial, clock=CLOCK) as store:
         load_sqlite(store, 0, size, users)
+    Path(f"{partial}.key").rename(f"{path}.key")  # the store's key file goes with it
     partial.rename(path)  # closed and checkpointed: the WAL is empty
     return path, time.perf_counter() - started
 
@@ -130,7 +132,7 @@ def load_postgres(admin_conninfo: str, start: int, stop: int, users: int) -> Non
 
 def postgres_server(users: int):
     """The cached PostgreSQL cluster (one database per size), started."""
-    from helpers.store_postgres import TemporaryPostgres
+    from tests.postgres_server import TemporaryPostgres
 
     return TemporaryPostgres(folder=CACHE / f"search-{corpus_key(users)}-postgres")
 
@@ -232,7 +234,8 @@ def precision(server) -> None:
                 conn.execute(f"DROP DATABASE {name}")
             server.create_database(name)
         create_schema(server.conninfo(database=name))
-        store = PostgresMemoryStore.open(server.conninfo("memory_app", database=name), clock=clock)
+        store = PostgresMemoryStore.open(server.conninfo("memory_app", database=name), clock=clock,
+                                         key_file=server.folder / f"{name}.key")
         reports["PostgreSQL"] = evaluate(5, store=store)
     first = next(iter(reports.values()))
     print(
@@ -330,7 +333,8 @@ def main() -> None:
                 )
             cells = f"{s50:7.2f} ms {s95:5.2f} ms {s95_cpu:5.2f} ms"
             if pg_conninfo is not None:
-                with PostgresMemoryStore.open(pg_conninfo, clock=CLOCK) as pg:
+                with PostgresMemoryStore.open(pg_conninfo, clock=CLOCK,
+                                              key_file=CACHE / "search-postgres.key") as pg:
                     p50, p95, _, _ = time_searches(pg, size, args.users, args.searches, seed=size)
                 cells += f" | {p50:11.2f} ms {p95:5.2f} ms"
             else:

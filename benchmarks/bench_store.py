@@ -20,7 +20,8 @@ import time
 from pathlib import Path
 
 from helpers.state import MemoryNote, fixed_clock
-from helpers.store import _INSERT_NOTE, MemoryStore, _note_row
+from helpers.store import _INSERT_NOTE, MemoryStore
+from helpers.store_base import note_row
 
 CLOCK = fixed_clock("2026-06-01T09:00:00Z")
 BATCH = 10_000
@@ -47,7 +48,7 @@ def bulk_load(store: MemoryStore, size: int, users: int) -> tuple[float, float]:
     overall (with building the notes in Python) and in SQLite alone."""
     started, in_sql = time.perf_counter(), 0.0
     for start in range(0, size, BATCH):
-        rows = [_note_row(*owner(i, users), make_note(i), None, None)
+        rows = [note_row(*owner(i, users), make_note(i), None, None)
                 for i in range(start, min(start + BATCH, size))]
         t0 = time.perf_counter()
         with store._transaction(write=True) as conn:  # benchmark only: bypasses handles for speed

@@ -131,6 +131,9 @@ _I = re.IGNORECASE
 _BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 _DASHES = re.compile("[\u2010-\u2015\u2212\u2043\ufe58\ufe63\uff0d]")
 _SPACES = re.compile(r"[^\S\n]+")
+# A run of line breaks (blank lines between) is one break: what a rule reads stays the same, and a
+# pattern that starts at each break and scans the whitespace after it stays linear.
+_BLANK_LINES = re.compile(r"\n(?:[^\S\n]*\n)+")
 _LINE_BREAKS = re.compile(r"\r\n?|[\u2028\u2029\x0b\x0c\x85]")
 _DIGIT_WORDS = {"zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": "4",
                 "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9"}
@@ -195,7 +198,7 @@ def _normalize(text: str) -> str:
     text = _visible(text)
     text = _DASHES.sub("-", text)
     text = _SPELLED_RUN.sub(_spell_digits, text)
-    return _SPACES.sub(" ", text)
+    return _BLANK_LINES.sub("\n", _SPACES.sub(" ", text))
 
 
 _BASE64 = re.compile(r"(?<![\w+/=-])[A-Za-z0-9+/_-]{8,}={0,2}(?![\w+/=-])")
@@ -507,7 +510,7 @@ def _high_entropy_token(text: str) -> bool:
             return True
         # One case and digits, but long ("dapi3f2a...", "AGE-SECRET-KEY-1QZ..."): no word is that
         # long.
-        run = max(re.findall(r"[A-Za-z0-9]+", token), key=len)
+        run = max(re.findall(r"[A-Za-z0-9]+", token), key=len, default="")  # "____": no run
         if len(run) >= 30 and len(re.findall(r"\d", run)) >= 3 and _entropy(run) >= 3.3:
             return True
     return False

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+import unicodedata
 from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import datetime, UTC
 from typing import Any, Literal, get_args
@@ -76,6 +78,130 @@ def note_id(text: str, observed_at: str, scope: str) -> str:
     return f"mem_{digest[:10]}"
 
 
+class InvalidField(ValueError):
+    """A field that memory cannot hold: not text, too long, too deep, not valid Unicode (a lone
+    surrogate), or a list of keywords given as one string. Raised before anything is checked or
+    written; the message names the field and the limit. A ValueError, so `except ValueError` sees it."""
+
+
+# What one note, profile or id may hold (the store's hard limits; the write policy refuses more:
+# a note is one short sentence). Bounded fields keep every check bounded in time.
+TEXT_CHARS = 1000  # a note's text, a profile value
+KEYWORDS_PER_NOTE = 5  # the capture tool keeps three
+KEYWORD_CHARS = 40  # a topic word or two
+SOURCE_CHARS = 200  # a note's source_ref, a session id
+ID_CHARS = 100  # a note id (and the ids a note links to)
+OWNER_CHARS = 256  # a tenant or user id
+PROFILE_KEY_CHARS = 100
+PROFILE_DEPTH = 8
+PROFILE_ITEMS = 1000  # keys and values, counted over the whole profile
+# A note id is a name, not content: letters, digits and _ . : # - (content ids are "mem_<hex>").
+_ID = re.compile(r"[A-Za-z0-9_.:#-]+")
+
+
+def checked_text(name: str, value: Any, limit: int) -> str:
+    """`value` if it is a str of at most `limit` characters that UTF-8 can encode, else InvalidField."""
+    if not isinstance(value, str):
+        raise InvalidField(f"{name} must be a str, got {type(value).__name__}")
+    if len(value) > limit:
+        raise InvalidField(f"{name} has {len(value):,} characters; the limit is {limit:,}")
+    return valid_unicode(name, value)
+
+
+def valid_unicode(name: str, value: str) -> str:
+    """`value` if UTF-8 can encode it; InvalidField for a lone surrogate ("\\ud800", which a JSON
+    decoder lets through), never a raw UnicodeEncodeError from deep inside a write."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidField(
+            f"{name} is not valid Unicode text: a lone surrogate at character {exc.start}") from None
+    return value
+
+
+def checked_id(name: str, value: Any) -> str:
+    """A note id: a short name of letters, digits and _ . : # - (InvalidField otherwise)."""
+    checked_text(name, value, ID_CHARS)
+    if not _ID.fullmatch(value):
+        raise InvalidField(f"{name} must be letters, digits and _ . : # - only, got {value!r}")
+    return value
+
+
+def owner_id(name: str, value: Any) -> str:
+    """A tenant or user id as the store keeps it: non-empty text, NFC-normalised, so the
+    composed and decomposed spellings of "Zoë" are one user."""
+    checked_text(name, value, OWNER_CHARS)
+    if not value:
+        raise InvalidField(f"{name} must be a non-empty string, got {value!r}")
+    return unicodedata.normalize("NFC", value)
+
+
+def checked_keywords(keywords: Any) -> list[str]:
+    """A note's keywords as a list: a list (or tuple) of at most KEYWORDS_PER_NOTE short strings."""
+    if isinstance(keywords, str):
+        raise InvalidField(f"keywords must be a list of words, not one string: [{keywords!r}], not {keywords!r}")
+    if not isinstance(keywords, (list, tuple)):
+        raise InvalidField(f"keywords must be a list of strings, got {type(keywords).__name__}")
+    if len(keywords) > KEYWORDS_PER_NOTE:
+        raise InvalidField(f"a note has {len(keywords)} keywords; the limit is {KEYWORDS_PER_NOTE}")
+    return [checked_text(f"keyword {i}", k, KEYWORD_CHARS) for i, k in enumerate(keywords)]
+
+
+def check_note_fields(note: MemoryNote) -> None:
+    """Every field of a note valid: text and ids within their limits (InvalidField), dates ISO
+    8601, kind, scope, status and sensitivity among their choices, confidence in [0, 1] (ValueError).
+    Run when a note is made and again at the store's write boundary (a field can be reassigned)."""
+    checked_text("text", note.text, TEXT_CHARS)
+    if not note.text.strip():
+        raise InvalidField("a memory note needs non-empty text")
+    parse_time(note.observed_at)
+    if note.expires_at is not None:
+        parse_time(note.expires_at)
+    _check_choice("kind", note.kind, Kind)
+    _check_choice("scope", note.scope, Scope)
+    _check_choice("status", note.status, Status)
+    _check_choice("sensitivity", note.sensitivity, Sensitivity)
+    if not 0.0 <= float(note.confidence) <= 1.0:
+        raise ValueError(f"confidence must be within [0, 1], got {note.confidence!r}")
+    note.keywords = checked_keywords(note.keywords)
+    checked_text("source_ref", note.source_ref, SOURCE_CHARS)
+    for name in ("id", "supersedes", "superseded_by"):
+        value = getattr(note, name)
+        if value is not None and (name != "id" or value):
+            checked_id(name, value)
+
+
+def check_profile(profile: Any) -> None:
+    """A profile as JSON can hold it, within the limits: keys are short strings, values text
+    (TEXT_CHARS), numbers, true/false, null, lists and objects, nested at most PROFILE_DEPTH
+    deep and PROFILE_ITEMS keys and values in all (InvalidField otherwise)."""
+    if not isinstance(profile, dict):
+        raise InvalidField(f"the profile must be a dict, got {type(profile).__name__}")
+    count = 0
+
+    def walk(value: Any, where: str, depth: int) -> None:
+        nonlocal count
+        count += 1
+        if count > PROFILE_ITEMS:
+            raise InvalidField(f"the profile holds more than {PROFILE_ITEMS} keys and values")
+        if depth > PROFILE_DEPTH:
+            raise InvalidField(f"{where} is nested deeper than {PROFILE_DEPTH} levels")
+        if isinstance(value, dict):
+            for key, item in value.items():
+                checked_text(f"the key {where}.{str(key)[:40]!r}", key, PROFILE_KEY_CHARS)
+                walk(item, f"{where}.{key}", depth + 1)
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                walk(item, f"{where}[{i}]", depth + 1)
+        elif isinstance(value, str):
+            checked_text(where, value, TEXT_CHARS)
+        elif value is not None and not isinstance(value, (bool, int, float)):
+            raise InvalidField(f"{where} must be text, a number, true/false, null, a list or an "
+                               f"object, got {type(value).__name__}")
+
+    walk(profile, "profile", 0)
+
+
 def _check_choice(name: str, value: Any, allowed_type: Any) -> None:
     allowed = get_args(allowed_type)
     if value not in allowed:
@@ -101,18 +227,7 @@ class MemoryNote:
     id: str = ""
 
     def __post_init__(self) -> None:
-        if not isinstance(self.text, str) or not self.text.strip():
-            raise ValueError("a memory note needs non-empty text")
-        parse_time(self.observed_at)
-        if self.expires_at is not None:
-            parse_time(self.expires_at)
-        _check_choice("kind", self.kind, Kind)
-        _check_choice("scope", self.scope, Scope)
-        _check_choice("status", self.status, Status)
-        _check_choice("sensitivity", self.sensitivity, Sensitivity)
-        if not 0.0 <= float(self.confidence) <= 1.0:
-            raise ValueError(f"confidence must be within [0, 1], got {self.confidence!r}")
-        self.keywords = list(self.keywords)
+        check_note_fields(self)
         if not self.id:
             self.id = note_id(self.text, self.observed_at, self.scope)
 
@@ -265,6 +380,9 @@ def load_example_state(name: str = "travel_concierge") -> MemoryState:
 
 
 __all__ = [
-    "Clock", "Kind", "LedgerEntry", "MemoryNote", "MemoryState", "Scope", "Sensitivity", "Status",
-    "fixed_clock", "load_example_state", "note_id", "parse_time", "recency", "system_clock", "today",
+    "Clock", "ID_CHARS", "InvalidField", "KEYWORDS_PER_NOTE", "KEYWORD_CHARS", "Kind", "LedgerEntry",
+    "MemoryNote", "MemoryState", "OWNER_CHARS", "PROFILE_DEPTH", "PROFILE_ITEMS", "PROFILE_KEY_CHARS",
+    "SOURCE_CHARS", "Scope", "Sensitivity", "Status", "TEXT_CHARS", "check_note_fields",
+    "check_profile", "checked_id", "checked_keywords", "checked_text", "fixed_clock",
+    "load_example_state", "note_id", "owner_id", "parse_time", "recency", "system_clock", "today", "valid_unicode",
 ]

@@ -25,7 +25,9 @@ Guarantees, each backed by SQLite rather than by care:
 
 from __future__ import annotations
 
+import hmac
 import json
+import secrets
 import sqlite3
 import struct
 import threading
@@ -40,10 +42,11 @@ from helpers.retrieval import RECALL_LIMIT
 from helpers.state import Clock, MemoryNote, MemoryState, system_clock
 from helpers.store_base import (
     NOTE_COLUMNS as _NOTE_COLUMNS, SELECT_NOTE as _SELECT_NOTE, AuditEntry, CheckpointResult, Erasure,
-    ForgetPlan, StoreBase, UserMemoryBase, as_it_was, check_owner, erase_user_reason,
-    export_document, expires_utc, fold, import_reason, long_term as _long_term, note_from_columns,
-    parse_export, utc as _utc,
+    ForgetPlan, StoreBase, UserMemoryBase, as_it_was, check_owner, erase_user_reason, expires_utc,
+    fold, long_term as _long_term, note_from_columns, note_row, utc as _utc,
 )
+from helpers.store_export import export_document, import_reason, parse_export
+from helpers.store_key import KEY_BYTES, checked_key, create_key_file, key_check, read_key_file
 from helpers.write_policy import WritePolicy
 
 # One full-text token per (tenant, user): hex never holds the separator 'x', so it is one-to-one,
@@ -156,6 +159,10 @@ MIGRATIONS: list[list[str]] = [
         "CREATE TABLE store_secret (id INTEGER PRIMARY KEY CHECK (id = 1), secret BLOB NOT NULL)",
         "INSERT INTO store_secret VALUES (1, randomblob(32))",
     ],
+    [  # 6: the key leaves the database (`open` first writes it to the key file); a check stays.
+        "CREATE TABLE store_key (id INTEGER PRIMARY KEY CHECK (id = 1), key_check BLOB NOT NULL)",
+        "DROP TABLE store_secret",  # secure_delete zeroes its pages
+    ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -220,17 +227,6 @@ def _note_from_row(row: sqlite3.Row) -> MemoryNote:
     return note_from_columns(row)
 
 
-def _note_row(tenant_id: str, user_id: str, note: MemoryNote, session_id: str | None,
-              superseded_at: str | None) -> tuple:
-    """One `notes` row, in the column order of `_INSERT_NOTE`."""
-    return (
-        tenant_id, user_id, note.id, note.text, json.dumps(note.keywords, ensure_ascii=False),
-        note.kind, note.scope, note.observed_at, note.source_ref, note.status, note.supersedes,
-        note.superseded_by, note.expires_at, note.sensitivity, float(note.confidence), session_id,
-        superseded_at, _utc(note.observed_at), expires_utc(note),
-    )
-
-
 # An upsert: the same note id for the same user replaces the stored one.
 _INSERT_NOTE = """
     INSERT INTO notes (tenant_id, user_id, id, text, keywords, kind, scope, observed_at, source_ref,
@@ -257,8 +253,10 @@ class MemoryStore(StoreBase):
     # the checkpoint as pending (the store then retries after each write and on close).
     ERASE_WAIT = 2.0
 
-    def __init__(self, conn: sqlite3.Connection, path: str, clock: Clock, timeout: float = 5.0) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: str, clock: Clock, timeout: float = 5.0,
+                 key: bytes | None = None) -> None:
         self._conn = conn
+        self._key = checked_key(key) if key is not None else secrets.token_bytes(KEY_BYTES)
         self._lock = threading.RLock()  # one connection, shared by handles and threads
         self._busy_ms = int(timeout * 1000)
         self._checkpoint_pending = False  # an erasure whose text may still be in the WAL
@@ -269,11 +267,15 @@ class MemoryStore(StoreBase):
     @classmethod
     def open(cls, path: str | Path = ":memory:", *, clock: Clock = system_clock,
              timeout: float = 5.0, write_policy: WritePolicy | None = None,
-             expiry: bool = True) -> MemoryStore:
+             expiry: bool = True, key: bytes | None = None) -> MemoryStore:
         """Open or create a store. Checks the file before writing anything to it.
 
         `write_policy` (default DEFAULT_WRITE_POLICY) checks every note and profile value written
         through the store; states loaded from it carry it to the capture tool and consolidation.
+        `key` keys the ledger's digests and the audit's ids; without it, the key file beside the
+        database (`<path>.key`, owner-only, made with the store) holds it, and a `:memory:` store
+        gets a random one. The database keeps only a check of the key: a wrong or missing key is
+        a StoreError, never a silently different audit.
         """
         path = str(path)
         if path != ":memory:":
@@ -291,11 +293,13 @@ class MemoryStore(StoreBase):
                     # WAL: readers never block the writer, and a crash mid-write leaves the file intact.
                     conn.execute("PRAGMA journal_mode = WAL")
                 conn.execute("PRAGMA secure_delete = ON")  # deleted text is zeroed, not just unlinked
+                store_key = _open_key(conn, path, key)
                 _migrate(conn)
+                _check_key(conn, path, store_key)
         except BaseException:
             conn.close()
             raise
-        store = cls(conn, path, clock, timeout)._with_options(write_policy, expiry)
+        store = cls(conn, path, clock, timeout, store_key)._with_options(write_policy, expiry)
         # A crash between an erasure's commit and its checkpoint left erased text in the WAL.
         store.checkpoint(wait=0)
         return store
@@ -315,19 +319,12 @@ class MemoryStore(StoreBase):
             raise CorruptStoreError(f"{path} failed its integrity check: {problems[:3]}")
 
     @property
-    def secret(self) -> bytes:
-        """This store's random secret (made by migration 5): keys ledger digests and audit ids."""
-        with self._lock, _sqlite_errors():
-            return bytes(self._conn.execute("SELECT secret FROM store_secret").fetchone()[0])
-
-    @property
     def schema_version(self) -> int:
         return self._conn.execute("PRAGMA user_version").fetchone()[0]
 
     def for_user(self, tenant_id: str, user_id: str) -> UserMemory:
         """The only way to reach notes: a handle bound to one (tenant, user)."""
-        check_owner(tenant_id, user_id)
-        return UserMemory(self, tenant_id, user_id)
+        return UserMemory(self, *check_owner(tenant_id, user_id))
 
     def close(self) -> None:
         with self._lock:
@@ -440,6 +437,43 @@ def _check_wal(wal: Path) -> None:
                 f"{wal} is damaged at frame {i} of {len(frames)}: SQLite would silently drop the "
                 f"{later_commits} committed transaction(s) after it. {fix}")
         return
+
+
+def _has_table(conn: sqlite3.Connection, name: str) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None
+
+
+def _open_key(conn: sqlite3.Connection, path: str, key: bytes | None) -> bytes:
+    """The store's key: `key`, else the key file beside the database (made with the store; a
+    store from before schema 6 moves its secret there), else, for `:memory:`, a random one."""
+    if key is not None:
+        return checked_key(key)
+    if path == ":memory:":
+        return secrets.token_bytes(KEY_BYTES)
+    key_file = Path(path + ".key")
+    try:
+        if key_file.exists():
+            return read_key_file(key_file)
+        if _has_table(conn, "store_key") and conn.execute("SELECT 1 FROM store_key").fetchone():
+            raise StoreError(
+                f"{key_file} is missing: it holds the key of {path}'s audit ids and ledger digests. "
+                "Restore it (or pass key= to open), else forgotten notes can come back on import")
+        legacy = (bytes(conn.execute("SELECT secret FROM store_secret").fetchone()[0])
+                  if _has_table(conn, "store_secret") else None)
+        return create_key_file(key_file, legacy)
+    except (OSError, ValueError) as exc:
+        raise StoreError(f"the store key: {exc}") from exc
+
+
+def _check_key(conn: sqlite3.Connection, path: str, key: bytes) -> None:
+    """The key is this store's (the database keeps HMAC(key, label), never the key); a new
+    store records its check."""
+    row = conn.execute("SELECT key_check FROM store_key").fetchone()
+    if row is None:
+        conn.execute("INSERT OR IGNORE INTO store_key VALUES (1, ?)", (key_check(key),))
+        row = conn.execute("SELECT key_check FROM store_key").fetchone()
+    if not hmac.compare_digest(bytes(row[0]), key_check(key)):
+        raise StoreError(f"this key is not the key of {path}: open it with its own key file or key=")
 
 
 def _migrate(conn: sqlite3.Connection) -> None:
@@ -576,33 +610,13 @@ class UserMemory(UserMemoryBase):
 
     def save_profile(self, profile: dict[str, Any]) -> None:
         """Store the profile. Every key and value passes the write policy first (PolicyRefused)."""
-        text = self._allowed_profile(profile)
         with self._store._transaction(write=True) as conn:
+            self._admit(conn, profile=profile)
+            text = json.dumps(profile, ensure_ascii=False)
             conn.execute(
                 """INSERT INTO profiles (tenant_id, user_id, profile) VALUES (:tenant, :user, :profile)
                    ON CONFLICT (tenant_id, user_id) DO UPDATE SET profile = excluded.profile""",
                 self._owner(profile=text))
-
-    def add_notes(self, notes: Iterable[MemoryNote], *, session_id: str | None = None) -> int:
-        """Write long-term notes (same id replaces); returns how many were written.
-
-        Every note passes the store's write policy first; if any is refused, none is written and
-        PolicyRefused lists them."""
-        notes = self._allowed_notes(notes)
-        with self._store._transaction(write=True) as conn:
-            self._write_notes(conn, notes, session_id, superseded=[])
-        return len(notes)
-
-    def stage_session_notes(self, session_id: str, notes: Iterable[MemoryNote]) -> int:
-        """Persist notes captured during a session, so a crash before consolidation loses none.
-        A note this handle staged or loaded before and that was erased since is not staged again."""
-        notes = self._allowed_staged(notes)
-        with self._store._transaction(write=True) as conn:
-            gone = self._gone_among(conn, [n.id for n in notes])
-            notes = [n for n in notes if n.id not in gone]
-            self._stage(conn, [(session_id, n) for n in notes])
-        self._staged(session_id, notes)
-        return len(notes)
 
     def _read(self) -> Any:
         return self._store._transaction(write=False)
@@ -646,10 +660,7 @@ class UserMemory(UserMemoryBase):
         with self._store._transaction(write=True) as conn:
             gone = self._gone(self._present_ids(conn))
             notes = self._without_erased(notes, gone)
-            stored = {r[0] for r in conn.execute(
-                "SELECT id FROM notes WHERE tenant_id = :tenant AND user_id = :user",
-                self._owner())}
-            self._allowed_new(notes, stored)
+            self._admit(conn, notes=[(n, session_id) for n in notes])
             self._write_notes(conn, notes, session_id, superseded=[i for i in superseded if i not in gone])
             conn.execute(
                 "DELETE FROM session_notes WHERE tenant_id = :tenant AND user_id = :user AND session_id = :session",
@@ -659,7 +670,7 @@ class UserMemory(UserMemoryBase):
     def _write_notes(self, conn: sqlite3.Connection, notes: list[MemoryNote], session_id: str | None,
                      superseded: list[str]) -> None:
         conn.executemany(_INSERT_NOTE, [
-            _note_row(self._tenant_id, self._user_id, n, session_id, None) for n in notes])
+            note_row(self._tenant_id, self._user_id, n, session_id, None) for n in notes])
         self._index_keywords(conn, notes)
         # The supersede chain: a newer note retires the one it names.
         links = [self._owner(old=n.supersedes, new=n.id) for n in notes if n.supersedes]
@@ -779,12 +790,14 @@ class UserMemory(UserMemoryBase):
         A note or profile value this user had forgotten stays forgotten (`_not_forgotten`).
         Returns the count of notes written.
         """
-        imported = parse_export(text, self._store.write_policy)
+        imported = parse_export(text)
         import helpers.consolidation  # noqa: F401  (its first import, a second or two, outside the lock)
         owner = "tenant_id = :tenant AND user_id = :user"
         with self._store._transaction(write=True) as conn:
             imported, forgotten = self._not_forgotten(conn, imported)
-            rows = [_note_row(self._tenant_id, self._user_id, n, session_id, superseded_at)
+            self._admit(conn, notes=[(n, s) for n, s, _ in imported.notes], staged=imported.staged,
+                        profile=imported.profile, replacing=True)
+            rows = [note_row(self._tenant_id, self._user_id, n, session_id, superseded_at)
                     for n, session_id, superseded_at in imported.notes]
             for table in ("notes", "session_notes", "profiles", "note_keywords"):
                 conn.execute(f"DELETE FROM {table} WHERE {owner}", self._owner())

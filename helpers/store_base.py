@@ -1,8 +1,10 @@
 """What every memory store backend shares: one function per concept, no SQL.
 
 `helpers.store` (SQLite, the default) and `helpers.store_postgres` keep their own SQL; the
-bookkeeping around it (the handle, the checks before a write or an erasure, the export format and
-the import's validation, the audit texts) lives here once, so the two backends cannot drift apart.
+bookkeeping around it (the handle, the write boundary every write path calls, the checks before an
+erasure, the audit texts, the write methods' bodies) lives here once, so the two backends cannot
+drift apart. The export format is `helpers.store_export`, the store's key `helpers.store_key`.
+Notebook 08 (persistence) teaches them.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from helpers.retrieval import (
     SEARCH_LIMIT,
@@ -27,17 +29,29 @@ from helpers.retrieval import (
     query_terms,
     rank,
 )
-from helpers.state import MemoryNote, MemoryState, parse_time
+from helpers.state import (
+    SOURCE_CHARS,
+    MemoryNote,
+    MemoryState,
+    check_note_fields,
+    check_profile,
+    checked_text,
+    owner_id,
+    parse_time,
+)
 from helpers.words import STOPWORDS, stem
+
+if TYPE_CHECKING:
+    from helpers.store_export import Imported  # it imports this module
 from helpers.write_policy import (
     DEFAULT_WRITE_POLICY,
+    MAX_OTHER_NOTES,
     WritePolicy,
     raise_refused,
     refused_notes,
     refused_profile,
+    refused_texts,
 )
-
-EXPORT_FORMAT = "agent-memory-notebooks/user-memory"
 
 # The columns a note is read back from, in every backend.
 NOTE_COLUMNS = (
@@ -133,11 +147,10 @@ def expires_utc(note: MemoryNote) -> str | None:
     return utc(note.expires_at) if note.expires_at else None
 
 
-def check_owner(tenant_id: str, user_id: str) -> None:
-    """A handle needs real ids: non-empty strings."""
-    for name, value in (("tenant_id", tenant_id), ("user_id", user_id)):
-        if not isinstance(value, str) or not value:
-            raise ValueError(f"{name} must be a non-empty string, got {value!r}")
+def check_owner(tenant_id: str, user_id: str) -> tuple[str, str]:
+    """A handle's ids as the store keeps them: non-empty text, NFC-normalised (`state.owner_id`),
+    so two spellings of one id reach one user's memory (InvalidField otherwise)."""
+    return owner_id("tenant_id", tenant_id), owner_id("user_id", user_id)
 
 
 def long_term(notes: Iterable[MemoryNote]) -> list[MemoryNote]:
@@ -155,6 +168,18 @@ def note_from_columns(data: Mapping[str, Any] | Any) -> MemoryNote:
     """A note from a row (any mapping by column name, sqlite3.Row too) holding `NOTE_COLUMNS`,
     keywords stored as JSON; other columns are ignored."""
     return MemoryNote(**{**{k: data[k] for k in NOTE_COLUMNS}, "keywords": json.loads(data["keywords"])})
+
+
+def note_row(tenant_id: str, user_id: str, note: MemoryNote, session_id: str | None,
+             superseded_at: str | None) -> tuple:
+    """One `notes` row in every backend's column order (NOTE_COLUMNS with the owner, the session,
+    `superseded_at` and the canonical UTC instants); PostgreSQL appends its folded forms."""
+    return (
+        tenant_id, user_id, note.id, note.text, json.dumps(note.keywords, ensure_ascii=False),
+        note.kind, note.scope, note.observed_at, note.source_ref, note.status, note.supersedes,
+        note.superseded_by, note.expires_at, note.sensitivity, float(note.confidence), session_id,
+        superseded_at, utc(note.observed_at), expires_utc(note),
+    )
 
 
 def as_it_was(note: MemoryNote, superseded_at: str | None) -> MemoryNote:
@@ -378,76 +403,6 @@ def plan_forget(stored: list[MemoryNote], staged: list[MemoryNote], profile: dic
                       cleared, said_by(by_id[i] for i in sorted(erase)) + profile_said, profile_said)
 
 
-def import_reason(notes: int, forgotten: int = 0) -> str:
-    kept_out = f"; {forgotten} notes it held were forgotten before and stay forgotten" if forgotten else ""
-    return f"replaced memory with {notes} imported notes{kept_out}"
-
-
-def export_document(
-    tenant_id: str,
-    user_id: str,
-    profile: str | None,
-    notes: Iterable[tuple[MemoryNote, str | None, str | None]],
-    staged: Iterable[tuple[str, str]],
-) -> str:
-    """The export: the profile (JSON text or None), every (note, session_id, superseded_at) and
-    every staged (session_id, note as JSON text)."""
-    document = {
-        "format": EXPORT_FORMAT,
-        "version": 1,
-        "tenant_id": tenant_id,
-        "user_id": user_id,
-        "profile": json.loads(profile) if profile is not None else None,
-        "notes": [
-            {**note.to_dict(), "session_id": session_id, "superseded_at": superseded_at}
-            for note, session_id, superseded_at in notes
-        ],
-        "staged": [{"session_id": s, "note": json.loads(n)} for s, n in staged],
-    }
-    return json.dumps(document, indent=2, ensure_ascii=False)
-
-
-@dataclass
-class Imported:
-    """An export document, validated and checked against the write policy, ready to write."""
-
-    notes: list[tuple[MemoryNote, str | None, str | None]]  # note, session_id, superseded_at (UTC)
-    staged: list[tuple[str, MemoryNote]]  # session_id, note
-    profile: dict[str, Any] | None
-    owner: tuple[str, str] | None = None  # (tenant_id, user_id) the export was taken from
-
-
-def parse_export(text: str, policy: WritePolicy) -> Imported:
-    """Validate a whole export before anything is written: ValueError if it is not one, and
-    PolicyRefused listing every note, staged note and profile value the policy refuses."""
-    try:
-        document = json.loads(text)
-        if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
-            raise ValueError(f"not a {EXPORT_FORMAT} document")
-        if document.get("version") != 1:
-            raise ValueError(f"unsupported export version {document.get('version')!r}")
-        notes = []
-        for item in document["notes"]:
-            item = dict(item)
-            session_id, superseded_at = item.pop("session_id"), item.pop("superseded_at")
-            superseded_utc = utc(superseded_at) if superseded_at else None
-            notes.append((MemoryNote.from_dict(item), session_id, superseded_utc))
-        staged = [(i["session_id"], MemoryNote.from_dict(i["note"])) for i in document["staged"]]
-        profile = document["profile"]
-        tenant_id, user_id = document.get("tenant_id"), document.get("user_id")
-        owner = (tenant_id, user_id) if isinstance(tenant_id, str) and isinstance(user_id, str) else None
-        if profile is not None and not isinstance(profile, dict):
-            raise TypeError("the profile must be an object")
-    except (ValueError, KeyError, TypeError) as exc:
-        raise ValueError(f"cannot import: {exc}") from exc
-    raise_refused(
-        "the import",
-        refused_notes(policy, [n for n, _, _ in notes] + [n for _, n in staged])
-        + refused_profile(policy, profile or {}),
-    )
-    return Imported(notes, staged, profile, owner)
-
-
 class StoreBase:
     """What a store object does the same on every backend (each has its own `open`)."""
 
@@ -461,10 +416,13 @@ class StoreBase:
             self.write_policy = write_policy
         return self
 
+    _key: bytes
+
     @property
     def secret(self) -> bytes:
-        """This store's random secret: keys ledger digests and audit ids."""
-        raise NotImplementedError
+        """This store's key: keys ledger digests and audit ids. Kept outside the database (a key
+        file beside a SQLite file, or the `key` passed to `open`); the database holds a check only."""
+        return self._key
 
     def audit_id(self, note_id: str) -> str:
         """The id an audit row keeps for an erased note: keyed, so a guessed text cannot be
@@ -621,27 +579,75 @@ class UserMemoryBase:
         self._seen_staged.pop(session_id, None)
         self._seen_stored.update(n.id for n in notes)
 
-    def _allowed_notes(self, notes: Iterable[MemoryNote]) -> list[MemoryNote]:
-        """`add_notes`' input: long-term notes that all pass the write policy (else nothing)."""
+    def _admit(self, conn: Any, *, notes: Iterable[tuple[MemoryNote, str | None]] = (),
+               staged: Iterable[tuple[str, MemoryNote]] = (), profile: dict[str, Any] | None = None,
+               replacing: bool = False) -> None:
+        """The store's write boundary: every write path calls it inside its transaction, before it
+        writes anything, and it refuses the whole write (PolicyRefused, or InvalidField for a field
+        out of its limits) if any part of it fails. Checked, every one by the store's write policy
+        as the capture tool checks a note: each note's text with its keywords and kind, its
+        source_ref, the session id it is written under, and every profile key (at any depth,
+        whatever its value) and value; and each note's number with the user's other notes (the
+        rest of this write, then the newest stored live notes, unless the write replaces memory:
+        `replacing`, an import), so a card split across notes or writes is refused.
+        Limits first (`helpers.state.check_note_fields`, `check_profile`): bounded fields keep
+        every check bounded in time."""
+        notes, staged = list(notes), list(staged)
+        every = [n for n, _ in notes] + [n for _, n in staged]
+        for note in every:
+            if not isinstance(note, MemoryNote):
+                raise TypeError(f"expected MemoryNote, got {type(note).__name__}")
+            check_note_fields(note)
+        sessions = sorted({s for _, s in notes if s is not None} | {s for s, _ in staged})
+        for session_id in sessions:
+            checked_text("session_id", session_id, SOURCE_CHARS)
+        if profile is not None:
+            check_profile(profile)
+        policy = self._store.write_policy
+        stored = [] if replacing or not every else self._active(conn, None, MAX_OTHER_NOTES)[::-1]
+        refused = refused_notes(policy, every, stored)
+        refused += refused_texts(policy, [(f"session {s!r}"[:60], s) for s in sessions])
+        if profile is not None:
+            refused += refused_profile(policy, profile)
+        raise_refused("the write", refused)
+
+    def _active(self, conn: Any, keywords: Iterable[str] | None, limit: int | None) -> list[MemoryNote]:
+        """The backend's live notes of this user, oldest first (`limit`: the newest)."""
+        raise NotImplementedError
+
+    # -- writing: one body for every backend, the SQL in each backend's `_write_notes`, `_stage` --
+
+    def add_notes(self, notes: Iterable[MemoryNote], *, session_id: str | None = None) -> int:
+        """Write long-term notes (same id replaces); returns how many were written.
+
+        Every note passes the write boundary first (`_admit`); if any is refused, none is written
+        and PolicyRefused lists them."""
         notes = long_term(notes)
-        raise_refused("notes", refused_notes(self._store.write_policy, notes))
-        return notes
+        with self._write() as conn:
+            self._admit(conn, notes=[(n, session_id) for n in notes])
+            self._write_notes(conn, notes, session_id, [])
+        return len(notes)
 
-    def _allowed_staged(self, notes: Iterable[MemoryNote]) -> list[MemoryNote]:
+    def stage_session_notes(self, session_id: str, notes: Iterable[MemoryNote]) -> int:
+        """Persist notes captured during a session, so a crash before consolidation loses none.
+        A note this handle staged or loaded before and that was erased since is not staged again."""
         notes = list(notes)
-        raise_refused("session notes", refused_notes(self._store.write_policy, notes))
-        return notes
+        with self._write() as conn:
+            self._admit(conn, staged=[(session_id, n) for n in notes])
+            gone = self._gone_among(conn, [n.id for n in notes])
+            notes = [n for n in notes if n.id not in gone]
+            self._stage(conn, [(session_id, n) for n in notes])
+        self._staged(session_id, notes)
+        return len(notes)
 
-    def _allowed_new(self, notes: list[MemoryNote], stored: set[str]) -> None:
-        """A consolidation's notes not stored yet pass the write policy (else nothing is written)."""
-        raise_refused(
-            "notes", refused_notes(self._store.write_policy, [n for n in notes if n.id not in stored])
-        )
+    def _write_notes(self, conn: Any, notes: list[MemoryNote], session_id: str | None,
+                     superseded: list[str]) -> None:
+        """Upsert `notes` and retire what they supersede (and the ids in `superseded`)."""
+        raise NotImplementedError
 
-    def _allowed_profile(self, profile: dict[str, Any]) -> str:
-        """The profile as JSON text, once every key and value passed the write policy."""
-        raise_refused("profile", refused_profile(self._store.write_policy, profile))
-        return json.dumps(profile, ensure_ascii=False)
+    def _stage(self, conn: Any, staged: list[tuple[str, MemoryNote]]) -> None:
+        """Upsert (session id, note) rows among the staged notes."""
+        raise NotImplementedError
 
     # -- erasure -----------------------------------------------------------------------------------
 
@@ -734,7 +740,7 @@ class UserMemoryBase:
                 superseded_at = None if copy else superseded_at
             notes.append((note, session_id, superseded_at))
         staged = [(s, n) for s, n in imported.staged if n.id not in drop]
-        return Imported(notes, staged, imported.profile), len(drop)
+        return replace(imported, notes=notes, staged=staged), len(drop)
 
     def stored_profile(self) -> dict[str, Any] | None:
         """The stored profile, or None if there is none."""
@@ -809,10 +815,8 @@ class UserMemoryBase:
 __all__ = [
     "AuditEntry",
     "CheckpointResult",
-    "EXPORT_FORMAT",
     "Erasure",
     "ForgetPlan",
-    "Imported",
     "NOTE_COLUMNS",
     "SELECT_NOTE",
     "StoreBase",
@@ -822,18 +826,16 @@ __all__ = [
     "check_owner",
     "clear_matching",
     "erase_user_reason",
-    "export_document",
     "expires_utc",
     "fold",
     "forget_profile_reason",
-    "import_reason",
     "keyed_audit_id",
     "leaves",
     "long_term",
     "loose",
     "masked_reason",
     "note_from_columns",
-    "parse_export",
+    "note_row",
     "plan_forget",
     "said_by",
     "utc",

@@ -28,17 +28,13 @@ The differences are where the guarantees come from:
     create_schema(admin, app_password=None)                 # tables, RLS, the memory_app role
     store = PostgresMemoryStore.open("host=/tmp/pg dbname=memory user=memory_app")
 
-`TemporaryPostgres` starts a throwaway local server from Debian's packages (tests, benchmarks).
+A throwaway local server for tests and benchmarks is test infrastructure: `tests/postgres_server.py`.
 """
 
 from __future__ import annotations
 
+import hmac
 import json
-import os
-import secrets
-import shutil
-import subprocess
-import tempfile
 import threading
 from contextlib import contextmanager
 from datetime import datetime
@@ -48,7 +44,7 @@ from collections.abc import Iterable, Iterator
 
 from helpers.retrieval import RECALL_LIMIT
 from helpers.state import Clock, MemoryNote, MemoryState, system_clock
-from helpers.store import StoreError, _note_row
+from helpers.store import StoreError
 from helpers.store_base import (
     SELECT_NOTE,
     AuditEntry,
@@ -60,15 +56,15 @@ from helpers.store_base import (
     as_it_was,
     check_owner,
     erase_user_reason,
-    export_document,
     expires_utc,
     fold,
-    import_reason,
     long_term,
     note_from_columns,
-    parse_export,
+    note_row,
     utc,
 )
+from helpers.store_export import export_document, import_reason, parse_export
+from helpers.store_key import checked_key, create_key_file, key_check, read_key_file
 from helpers.write_policy import WritePolicy
 
 APP_ROLE = "memory_app"
@@ -103,10 +99,11 @@ SCHEMA = [
         seq BIGSERIAL PRIMARY KEY, tenant_id TEXT NOT NULL, user_id TEXT NOT NULL,
         at TEXT NOT NULL, action TEXT NOT NULL, note_id TEXT, reason TEXT NOT NULL)""",
     "CREATE INDEX audit_by_user ON audit (tenant_id, user_id, seq)",
-    # A random secret per store (create_schema fills it): keys the ledger and the audit ids.
-    # Store-wide, so no row-level security; the application role may only read it.
-    """CREATE TABLE store_secret (
-        id INTEGER PRIMARY KEY CHECK (id = 1), secret BYTEA NOT NULL)""",
+    # The store's key stays outside the database (`PostgresMemoryStore.open(key=...)`): this row
+    # holds only HMAC(key, label), so the first open records which key the audit is keyed by and
+    # a wrong key is refused. Store-wide, so no row-level security.
+    """CREATE TABLE store_key (
+        id INTEGER PRIMARY KEY CHECK (id = 1), key_check BYTEA NOT NULL)""",
     *[
         statement
         for table in _TABLES
@@ -174,8 +171,12 @@ def _pg_note_row(
     superseded_at: str | None,
 ) -> tuple:
     """One `notes` row in the column order of `_INSERT_NOTE`: SQLite's, plus the folded forms."""
-    row = _note_row(tenant_id, user_id, note, session_id, superseded_at)
+    row = note_row(tenant_id, user_id, note, session_id, superseded_at)
     return (*row, *_folded(note.text, note.keywords))
+
+
+def _key_from_file(path: Path) -> bytes:
+    return read_key_file(path) if path.exists() else create_key_file(path)
 
 
 def _psycopg():
@@ -219,17 +220,16 @@ def create_schema(
                 )
             )
             conn.execute(sql.SQL("GRANT USAGE ON SEQUENCE audit_seq_seq TO {}").format(role))
-            conn.execute(sql.SQL("GRANT SELECT ON store_secret TO {}").format(role))
-            conn.execute("INSERT INTO store_secret VALUES (1, %s)", (secrets.token_bytes(32),))
+            conn.execute(sql.SQL("GRANT SELECT, INSERT ON store_key TO {}").format(role))
 
 
 class PostgresMemoryStore(StoreBase):
     """A PostgreSQL database holding every tenant's and user's memory; RLS keeps them apart."""
 
-    def __init__(self, conn: Any, clock: Clock, secret: bytes) -> None:
+    def __init__(self, conn: Any, clock: Clock, key: bytes) -> None:
         self._conn = conn
         self._lock = threading.RLock()  # one connection, shared by handles and threads
-        self._secret = secret
+        self._key = key
         self.clock = clock
 
     @classmethod
@@ -240,12 +240,26 @@ class PostgresMemoryStore(StoreBase):
         clock: Clock = system_clock,
         write_policy: WritePolicy | None = None,
         expiry: bool = True,
+        key: bytes | None = None,
+        key_file: str | Path | None = None,
     ) -> PostgresMemoryStore:
         """Connect as the application role; refuse one that RLS would not bind.
 
         `write_policy` (default DEFAULT_WRITE_POLICY) checks every note and profile value written
         through the store; states loaded from it carry it, as with `MemoryStore.open`.
+        The store's key (ledger digests, audit ids) is never in the database: pass `key` (at least
+        32 random bytes, e.g. from a secret manager) or `key_file` (an owner-only file, made with a
+        random key if missing). The database keeps a check of it: a wrong key is a StoreError.
         """
+        if (key is None) == (key_file is None):
+            raise StoreError(
+                "pass exactly one of key= (32 random bytes kept outside the database) or "
+                "key_file= (an owner-only file; made if missing): the audit's ids and the ledger's "
+                "digests are keyed by it, and a key inside the database would confirm guessed text")
+        try:
+            store_key = checked_key(key) if key is not None else _key_from_file(Path(key_file or ""))
+        except (OSError, ValueError) as exc:
+            raise StoreError(f"the store key: {exc}") from exc
         psycopg = _psycopg()
         try:
             conn = psycopg.connect(conninfo)
@@ -264,29 +278,27 @@ class PostgresMemoryStore(StoreBase):
                 raise StoreError(
                     "no memory tables in this database: run create_schema(admin_conninfo) first"
                 )
-            if conn.execute("SELECT to_regclass('store_secret')").fetchone()[0] is None:
+            if conn.execute("SELECT to_regclass('store_key')").fetchone()[0] is None:
                 raise StoreError(
-                    "this database has an older memory schema (no store_secret table, no folded "
+                    "this database has an older memory schema (its key inside it, or no folded "
                     "columns): export each user with the older code and import into a database "
                     "made by create_schema(admin_conninfo)"
                 )
-            row = conn.execute("SELECT secret FROM store_secret").fetchone()
-            if row is None:
-                raise StoreError("the store has no secret: create_schema did not complete")
-            conn.rollback()
+            conn.execute(
+                "INSERT INTO store_key VALUES (1, %s) ON CONFLICT (id) DO NOTHING",
+                (key_check(store_key),),
+            )
+            stored_check = bytes(conn.execute("SELECT key_check FROM store_key").fetchone()[0])
+            if not hmac.compare_digest(stored_check, key_check(store_key)):
+                raise StoreError("this key is not the key of this store: open it with its own key")
+            conn.commit()
         except BaseException:
             conn.close()
             raise
-        return cls(conn, clock, bytes(row[0]))._with_options(write_policy, expiry)
-
-    @property
-    def secret(self) -> bytes:
-        """This store's random secret (made by create_schema): keys ledger digests and audit ids."""
-        return self._secret
+        return cls(conn, clock, store_key)._with_options(write_policy, expiry)
 
     def for_user(self, tenant_id: str, user_id: str) -> PostgresUserMemory:
-        check_owner(tenant_id, user_id)
-        return PostgresUserMemory(self, tenant_id, user_id)
+        return PostgresUserMemory(self, *check_owner(tenant_id, user_id))
 
     def close(self) -> None:
         with self._lock:
@@ -438,31 +450,14 @@ class PostgresUserMemory(UserMemoryBase):
 
     def save_profile(self, profile: dict[str, Any]) -> None:
         """Store the profile. Every key and value passes the write policy first (PolicyRefused)."""
-        text = self._allowed_profile(profile)
         with self._tx() as conn:
+            self._admit(conn, profile=profile)
+            text = json.dumps(profile, ensure_ascii=False)
             conn.execute(
           """INSERT INTO profiles (tenant_id, user_id, profile) VALUES (%(tenant)s, %(user)s, %(p)s)
                        ON CONFLICT (tenant_id, user_id) DO UPDATE SET profile = excluded.profile""",
                 self._owner(p=text),
             )
-
-    def add_notes(self, notes: Iterable[MemoryNote], *, session_id: str | None = None) -> int:
-        """Write long-term notes (same id replaces): all pass the write policy, or none is."""
-        notes = self._allowed_notes(notes)
-        with self._tx() as conn:
-            self._write_notes(conn, notes, session_id, [])
-        return len(notes)
-
-    def stage_session_notes(self, session_id: str, notes: Iterable[MemoryNote]) -> int:
-        """Persist notes captured during a session, so a crash before consolidation loses none.
-        A note this handle staged or loaded before and that was erased since is not staged again."""
-        notes = self._allowed_staged(notes)
-        with self._tx() as conn:
-            gone = self._gone_among(conn, [n.id for n in notes])
-            notes = [n for n in notes if n.id not in gone]
-            self._stage(conn, [(session_id, n) for n in notes])
-        self._staged(session_id, notes)
-        return len(notes)
 
     def _read(self) -> Any:
         return self._tx()
@@ -535,14 +530,7 @@ class PostgresUserMemory(UserMemoryBase):
             gone = self._gone(self._present_ids(conn))
             notes = self._without_erased(notes, gone)
             superseded = [i for i in superseded if i not in gone]
-            stored = {
-                r[0]
-                for r in conn.execute(
-                    "SELECT id FROM notes WHERE tenant_id = %(tenant)s AND user_id = %(user)s",
-                    self._owner(),
-                )
-            }
-            self._allowed_new(notes, stored)
+            self._admit(conn, notes=[(n, session_id) for n in notes])
             self._write_notes(conn, notes, session_id, list(superseded))
             conn.execute(
                 """DELETE FROM session_notes WHERE tenant_id = %(tenant)s AND user_id = %(user)s
@@ -700,10 +688,12 @@ class PostgresUserMemory(UserMemoryBase):
         the store's write policy included: one refused item refuses the whole import. A note or
         profile value this user had forgotten stays forgotten (`_not_forgotten`).
         """
-        imported = parse_export(text, self._store.write_policy)
+        imported = parse_export(text)
         import helpers.consolidation  # noqa: F401  (its first import, a second or two, outside the lock)
         with self._tx() as conn, conn.cursor() as cur:
             imported, forgotten = self._not_forgotten(conn, imported)
+            self._admit(conn, notes=[(n, s) for n, s, _ in imported.notes], staged=imported.staged,
+                        profile=imported.profile, replacing=True)
             rows = [
                 _pg_note_row(self._tenant_id, self._user_id, n, session_id, superseded_at)
                 for n, session_id, superseded_at in imported.notes
@@ -728,145 +718,10 @@ class PostgresUserMemory(UserMemoryBase):
         return len(rows)
 
 
-# -- a throwaway local server -------------------------------------------------------------------
-
-INSTALL_HINT = (
-    "sudo apt-get install postgresql "
-    "(Debian/Ubuntu; initdb and pg_ctl under /usr/lib/postgresql/*/bin)"
-)
-
-
-def find_postgres_bin() -> Path | None:
-    """The folder of initdb and pg_ctl: on PATH, or Debian's /usr/lib/postgresql/<version>/bin."""
-    found = shutil.which("initdb")
-    if found:
-        return Path(found).resolve().parent  # /usr/local/bin may hold only a symlink to initdb
-    versions = sorted(
-        Path("/usr/lib/postgresql").glob("*/bin/initdb"),
-        key=lambda p: int(p.parent.parent.name) if p.parent.parent.name.isdigit() else 0,
-    )
-    return versions[-1].parent if versions else None
-
-
-class TemporaryPostgres:
-    """A PostgreSQL server in a temporary folder, on a unix socket only; `stop()` removes it.
-
-    `folder=` keeps the server's files there instead (a cache: benchmarks reuse a loaded database):
-    an existing cluster is started as it is, and `stop()` shuts it down but keeps the folder.
-    initdb refuses to run as root, so as root the server runs as the `postgres` system user.
-    """
-
-    def __init__(
-        self, bin_dir: Path | None = None, database: str = "memory", folder: Path | None = None
-    ) -> None:
-        found = bin_dir or find_postgres_bin()
-        if found is None:
-            raise FileNotFoundError(f"PostgreSQL is not installed: {INSTALL_HINT}")
-        self.bin_dir: Path = found
-        self.database = database
-        self.keep = folder is not None
-        if folder is None:
-            self.folder = Path(tempfile.mkdtemp(prefix="memory-pg-"))
-        else:
-            self.folder = Path(folder)
-            self.folder.mkdir(parents=True, exist_ok=True)
-        self.data, self.socket = self.folder / "data", self.folder / "socket"
-        self.socket.mkdir(exist_ok=True)
-        self._as = []
-        if os.geteuid() == 0:
-            self._as = ["runuser", "-u", "postgres", "--"]
-            shutil.chown(self.folder, "postgres")
-            shutil.chown(self.socket, "postgres")
-        self.superuser = "postgres" if self._as else os.environ.get("USER", "postgres")
-        if not (self.data / "PG_VERSION").exists():
-            try:
-                self._run(
-                    "initdb",
-                    "-D",
-                    str(self.data),
-                    "-U",
-                    self.superuser,
-                    "-A",
-                    "trust",
-                    "--no-sync",
-                    "-E",
-                    "UTF8",
-                    "--locale=C",
-                )
-            except BaseException:
-                self._remove()
-                raise
-        # A unix socket only (no TCP port to collide with), and no fsync: the data is thrown away.
-        options = f"-k {self.socket} -c listen_addresses='' -c fsync=off -c full_page_writes=off"
-        self._run(
-            "pg_ctl",
-            "-D",
-            str(self.data),
-            "-o",
-            options,
-            "-l",
-            str(self.folder / "log"),
-            "-w",
-            "start",
-        )
-        try:
-            self.create_database(database)
-        except BaseException:
-            self.stop()
-            raise
-
-    def create_database(self, name: str) -> bool:
-        """Create database `name` unless it exists; True if it was created."""
-        psycopg = _psycopg()
-        with psycopg.connect(self.conninfo(database="postgres"), autocommit=True) as conn:
-            if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
-                return False
-        self._run("createdb", "-h", str(self.socket), "-U", self.superuser, name)
-        return True
-
-    def _remove(self) -> None:
-        if not self.keep:
-            shutil.rmtree(self.folder, ignore_errors=True)
-
-    def _run(self, tool: str, *args: str) -> None:
-        done = subprocess.run(
-            [*self._as, str(self.bin_dir / tool), *args],
-            capture_output=True,
-            text=True,
-            cwd=self.folder,
-        )
-        if done.returncode != 0:
-            raise RuntimeError(
-                f"{tool} failed ({done.returncode}): {done.stderr.strip() or done.stdout.strip()}"
-            )
-
-    def conninfo(self, user: str | None = None, database: str | None = None) -> str:
-        return (
-            f"host={self.socket} dbname={database or self.database} user={user or self.superuser}"
-        )
-
-    def stop(self) -> None:
-        """Shut the server down; remove its folder unless it was given (`folder=`)."""
-        try:
-            mode = "fast" if self.keep else "immediate"  # a kept cluster restarts without recovery
-            self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop")
-        finally:
-            self._remove()
-
-    def __enter__(self) -> TemporaryPostgres:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-
 __all__ = [
     "APP_ROLE",
-    "INSTALL_HINT",
     "PostgresMemoryStore",
     "PostgresUserMemory",
     "SCHEMA",
-    "TemporaryPostgres",
     "create_schema",
-    "find_postgres_bin",
 ]

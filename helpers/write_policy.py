@@ -12,7 +12,8 @@ decides, and a scope rule may make an allowed note session-only. The rules, in o
 
 Every path into memory calls the policy it is given: the capture tool (`state.write_policy`),
 consolidation (`consolidate(..., write_policy=...)`) and the store (`MemoryStore.open(...,
-write_policy=...)`). A reader switches a rule off, or adds one, by building another policy:
+write_policy=...)`), whose write boundary checks every field of every write path with it
+(`refused_notes`, `refused_texts`, `refused_profile`). A reader switches a rule off, or adds one, by building another policy:
 
     loose = DEFAULT_WRITE_POLICY.without("ungrounded")
     strict = DEFAULT_WRITE_POLICY.with_rule(gate.Rule("special_category", ...))
@@ -32,7 +33,7 @@ from typing import Any, Literal, get_args
 
 from helpers import gate
 from helpers.gate import GateDecision
-from helpers.state import Kind
+from helpers.state import Kind, valid_unicode
 from helpers.words import content_words, stem, topic_words
 
 Effect = Literal["block", "session"]
@@ -287,10 +288,16 @@ def scope_by_sentence(c: Candidate) -> str | None:
 MAX_OTHER_NOTES = 20  # the user's most recent notes the split-number rule reads
 MAX_OTHER_PIECES = 8  # pieces of numbers among them, most recent first
 MAX_PIECES = 4  # a number in at most four notes ("4929", "1234", "5678", "9012")
+CUE_WINDOW = 80  # characters either side of a piece the ID rules read for their cue
 
-# A piece of a number: groups of digits and capitals ("4929 1234", "GB29 NWBK"), two digits or more.
+# A piece of a number: groups of digits and capitals ("4929 1234", "GB29 NWBK"); `_fragment` keeps
+# the pieces with two digits or more. Linear time: each group is one run of [A-Z0-9] and each
+# separator one short run, so a failed match gives back at most one group, and "two digits" is
+# counted on the match, not asked of the text ahead by a lookahead (nested stars there made
+# "Loves the band ZZZ...Z 1 time a year" exponential). google-re2 would guarantee linear time,
+# but it has no lookaround, which this pattern and most of the gate's need.
 _PIECE = re.compile(
-    r"(?<![\w.,:$\u20ac\u00a3\u00a5+-])(?=(?:[A-Z]*[ \t./-]*)*\d(?:[A-Z]*[ \t./-]*)*\d)"
+    r"(?<![\w.,:$\u20ac\u00a3\u00a5+-])"
     r"[A-Z0-9]+(?:(?:[ \t]{1,3}|[ \t]*[-./][ \t]*)[A-Z0-9]+)*(?![\w:,]\w|%)"
 )
 # What a number that is not a piece of an account or card is followed by: money, units, counts.
@@ -327,6 +334,8 @@ def _fragment(content: str) -> _Fragment | None:
     pieces = []
     for m in _PIECE.finditer(content):
         groups = tuple(re.findall(r"[A-Z0-9]+", m.group()))
+        if sum(c.isdigit() for c in m.group()) < 2:
+            continue
         if _QUANTITY_AFTER.match(content[m.end():]) or _DATE_OR_YEAR.fullmatch(m.group()):
             continue
         if re.fullmatch(r"(?:[A-Z]{1,3}|[A-Z]\d|\d[A-Z])?\d{1,4}[A-Z]?", "".join(groups)) and not (
@@ -354,16 +363,35 @@ def _completes(sequence: list[tuple[_Fragment, tuple[str, ...]]]) -> bool:
             return True
     if re.fullmatch(r"[A-Z]{2}\d{2}[A-Z0-9]{11,30}", compact) and gate.iban_valid(compact):
         return True
-    if sum(c.isdigit() for c in compact) >= 8:
+    if sum(map(str.isdigit, compact)) >= 8:
         for fragment, piece in sequence:
             if not fragment.labelled:
                 continue
             own = " ".join(piece)
+            where = fragment.content.find(own)
+            if where < 0:
+                continue  # (the piece written with other separators: the ID rules read it as it is)
+            # The words around the piece, where an ID's cue is ("passport number ..."): a bounded
+            # window, so the rules read the same short text however long the note.
+            before = fragment.content[max(0, where - CUE_WINDOW):where]
+            after = fragment.content[where + len(own):where + len(own) + CUE_WINDOW]
             for joined in (" ".join(groups), compact):
-                synth = fragment.content.replace(own, joined, 1)
-                if any(rule.matches(synth) for rule in _ID_RULES):
+                if any(rule.matches(before + joined + after) for rule in _ID_RULES):
                     return True
     return False
+
+
+def _may_complete(chosen: list[tuple[_Fragment, tuple[str, ...]]]) -> bool:
+    """What `_completes` needs of these pieces in any order: a card's 13 to 19 digits, an IBAN's
+    length with a piece that can start one, or an ID's eight digits in a labelled note."""
+    compact = "".join(g for _, piece in chosen for g in piece)
+    if len(compact) > 34:
+        return False  # longer than any IBAN
+    if compact.isdigit() and 13 <= len(compact) <= 19:
+        return True
+    if len(compact) >= 15 and any(re.match(r"[A-Z]{2}\d{2}", "".join(p)) for _, p in chosen):
+        return True
+    return sum(map(str.isdigit, compact)) >= 8 and any(f.labelled for f, _ in chosen)
 
 
 def completed_number(content: str, others: Iterable[str]) -> bool:
@@ -389,8 +417,10 @@ def completed_number(content: str, others: Iterable[str]) -> bool:
         mine = (new, piece)
         for size in range(1, MAX_PIECES):
             for chosen in itertools.combinations(pool, size):
+                if not _may_complete([mine, *chosen]):
+                    continue  # no order of these pieces can make a number: skip the orders
                 for order in itertools.permutations((mine, *chosen)):
-                    if sum(len("".join(p)) for _, p in order) <= 34 and _completes(list(order)):
+                    if _completes(list(order)):
                         return True
     return False
 
@@ -523,6 +553,8 @@ class WritePolicy:
         keywords = tuple(keywords or ())
         if not all(isinstance(k, str) for k in keywords):
             raise TypeError("keywords must be strings")
+        for name, value in (("text", text), *(("keyword", k) for k in keywords)):
+            valid_unicode(name, value)
         if kind not in get_args(Kind):
             raise ValueError(f"kind must be one of {get_args(Kind)}, got {kind!r}")
         candidate = Candidate(text, keywords, kind, said_by_user, latest_message, from_document,
@@ -571,33 +603,57 @@ class PolicyRefused(ValueError):
         self.refused = refused
 
 
-# Every store backend checks its writes with these, so both refuse the same things.
-def refused_notes(policy: WritePolicy, notes: Iterable[Any]) -> list[tuple[str, str]]:
-    """(note id, rule id) for each note (a MemoryNote) the policy refuses."""
-    decisions = [(n.id, policy.check(n.text, n.keywords, kind=n.kind)) for n in notes]
-    return [(i, d.rule or "") for i, d in decisions if not d.allowed]
+# The store's write boundary (`helpers.store_base.UserMemoryBase._admit`) checks every write with
+# these, on every backend, so every path and every field meets the same rule.
+def refused_notes(
+    policy: WritePolicy, notes: Iterable[Any], others: Iterable[Any] = ()
+) -> list[tuple[str, str]]:
+    """(what, rule id) for each part of these notes (MemoryNotes) the policy refuses: a note's
+    text with its keywords and kind (as the capture tool checks it), and its `source_ref`
+    ("<id>.source_ref"), which reaches the prompt too. A note's number is read with the user's
+    other notes: the rest of this batch, then `others` (stored, most recent first), so a card
+    split across two notes of one write, or across two writes, is still the card."""
+    notes, stored = list(notes), list(others)
+    refused = []
+    for i, note in enumerate(notes):
+        pool = [n for n in notes[:i][::-1] + notes[i + 1:] + stored if n.id != note.id]
+        decision = policy.check(note.text, note.keywords, kind=note.kind, others=pool)
+        if not decision.allowed:
+            refused.append((note.id, decision.rule or ""))
+        if note.source_ref:
+            refused += refused_texts(policy, [(f"{note.id}.source_ref", note.source_ref)])
+    return refused
+
+
+def refused_texts(policy: WritePolicy, texts: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """(what, rule id) for each (what, text) the policy refuses as a note: a session id, a source."""
+    decisions = [(what, policy.check(text, kind="fact")) for what, text in texts if text.strip()]
+    return [(what, d.rule or "") for what, d in decisions if not d.allowed]
 
 
 def refused_profile(
     policy: WritePolicy, profile: dict[str, Any], path: str = "profile"
 ) -> list[tuple[str, str]]:
-    """Each profile key and value (nested too) is checked as a fact, with its key as the cue."""
+    """Every key at any depth (whatever its value: text, a list, an object, null or empty) and
+    every text or number value (in lists too) is checked as a fact, a value with its key as the cue."""
     if not isinstance(profile, dict):
         raise TypeError(f"the profile must be a dict, got {type(profile).__name__}")
-    refused = []
-    for key, value in profile.items():
-        where = f"{path}.{key}"
-        values = value if isinstance(value, list) else [value]
-        for item in values:
-            if isinstance(item, dict):
-                refused += refused_profile(policy, item, where)
-                continue
-            for text, cue in ((str(key), []), (str(item), [str(key)])):
-                if item is None or not text.strip():
-                    continue
-                decision = policy.check(text, cue, kind="fact")
-                if not decision.allowed:
-                    refused.append((where, decision.rule or ""))
+    refused: list[tuple[str, str]] = []
+
+    def walk(value: Any, where: str, key: str) -> None:
+        if isinstance(value, dict):
+            for k, item in value.items():
+                refused.extend(refused_texts(policy, [(f"{where}.{k}", str(k))]))
+                walk(item, f"{where}.{k}", str(k))
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                walk(item, f"{where}[{i}]", key)
+        elif value is not None and not isinstance(value, bool) and str(value).strip():
+            decision = policy.check(str(value), [key], kind="fact")
+            if not decision.allowed:
+                refused.append((where, decision.rule or ""))
+
+    walk(profile, path, "")
     return list(dict.fromkeys(refused))
 
 
@@ -626,6 +682,7 @@ __all__ = [
     "raise_refused",
     "refused_notes",
     "refused_profile",
+    "refused_texts",
     "completed_number",
     "scope_by_sentence",
     "session_sentence",

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from helpers.hooks import render_prompt, split_sections
 from helpers.policy import Policy
 from helpers.render import inline, render_frontmatter, render_note_line
-from helpers.state import MemoryNote, MemoryState
+from helpers.state import KEYWORD_CHARS, MemoryNote, MemoryState
 
 SECTIONS = [
     "base",
@@ -39,7 +39,7 @@ notes = st.lists(
     st.builds(
         lambda t, k: MemoryNote(text=t, observed_at="2026-11-01", keywords=k),
         note_text,
-        st.lists(text, max_size=3),
+        st.lists(text.map(lambda k: k[:KEYWORD_CHARS]), max_size=3),  # a keyword's size limit
     ),
     max_size=4,
 )

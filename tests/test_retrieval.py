@@ -20,7 +20,8 @@ from helpers.retrieval import (
     should_retrieve,
 )
 from helpers.state import MemoryNote, fixed_clock, parse_time
-from helpers.store import MIGRATIONS, MemoryStore, _INSERT_NOTE, _note_row, _owner_token
+from helpers.store import MIGRATIONS, MemoryStore, _INSERT_NOTE, _owner_token
+from helpers.store_base import note_row
 
 NOW = "2026-06-01T09:00:00Z"
 
@@ -120,7 +121,7 @@ def test_a_store_from_before_search_is_indexed_when_migrated(tmp_path):
     for statement in MIGRATIONS[0] + MIGRATIONS[1]:
         conn.execute(statement)
     conn.execute("PRAGMA user_version = 2")
-    conn.execute(_INSERT_NOTE, _note_row("acme", "maya", note("Prefers aisle seats"), None, None))
+    conn.execute(_INSERT_NOTE, note_row("acme", "maya", note("Prefers aisle seats"), None, None))
     conn.close()
     with MemoryStore.open(path, clock=fixed_clock(NOW)) as s:
         assert texts(s.for_user("acme", "maya").search("seat")) == ["Prefers aisle seats"]

@@ -14,8 +14,9 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 from helpers.state import MemoryNote, fixed_clock, load_example_state
 from helpers.store import (
     MIGRATIONS, SCHEMA_VERSION, CorruptStoreError, MemoryStore, SchemaTooNewError, StoreError,
-    StoreLockedError, UserMemory, _INSERT_NOTE, _note_row,
+    StoreLockedError, UserMemory, _INSERT_NOTE,
 )
+from helpers.store_base import note_row
 from helpers.write_policy import WritePolicy
 
 NOW = "2026-06-01T09:00:00Z"
@@ -87,7 +88,7 @@ def test_older_schema_is_migrated_and_keeps_its_data(tmp_path):
     for statement in MIGRATIONS[0]:
         conn.execute(statement)
     conn.execute("PRAGMA user_version = 1")
-    conn.execute(_INSERT_NOTE, _note_row("acme", "maya", note("Prefers aisle seats", keywords=["Zürich"]),
+    conn.execute(_INSERT_NOTE, note_row("acme", "maya", note("Prefers aisle seats", keywords=["Zürich"]),
                                          None, None))
     conn.close()
     with MemoryStore.open(path, clock=fixed_clock(NOW)) as s:

@@ -1,6 +1,6 @@
 """One contract, two backends: SQLite (the default) and PostgreSQL (row-level security).
 
-The PostgreSQL half starts a throwaway server from Debian's packages (helpers.store_postgres.
+The PostgreSQL half starts a throwaway server from Debian's packages (tests/postgres_server.py,
 TemporaryPostgres). Without PostgreSQL it is skipped with the install command, except under CI=true,
 where a missing PostgreSQL fails the run.
 """
@@ -8,6 +8,7 @@ where a missing PostgreSQL fails the run.
 import inspect
 import json
 import os
+import secrets
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -24,14 +25,8 @@ from helpers.consolidation import (
 from helpers.retrieval_eval import evaluate, load_labelled_set
 from helpers.state import MemoryNote, fixed_clock
 from helpers.store import Erasure, MemoryStore, StoreError, UserMemory
-from helpers.store_postgres import (
-    INSTALL_HINT,
-    PostgresMemoryStore,
-    PostgresUserMemory,
-    TemporaryPostgres,
-    create_schema,
-    find_postgres_bin,
-)
+from helpers.store_postgres import PostgresMemoryStore, PostgresUserMemory, create_schema
+from tests.postgres_server import INSTALL_HINT, TemporaryPostgres, find_postgres_bin
 from helpers.write_policy import DEFAULT_WRITE_POLICY, PolicyRefused
 
 NOW = "2026-06-01T09:00:00Z"
@@ -53,6 +48,7 @@ def postgres():
             pytest.fail(message)
         pytest.skip(message)
     server = TemporaryPostgres()
+    server.store_key = secrets.token_bytes(32)  # the store's key, kept outside the database
     try:
         create_schema(server.conninfo())
         yield server
@@ -75,7 +71,7 @@ class Backends:
             admin.execute("TRUNCATE notes, session_notes, profiles, audit")
         return PostgresMemoryStore.open(
             self.server.conninfo("memory_app"), clock=clock, write_policy=write_policy,
-            expiry=expiry,
+            expiry=expiry, key=self.server.store_key,
         )
 
 
@@ -182,13 +178,14 @@ def test_forget_searches_where_a_note_came_from_and_masks_the_reason(store):
     u = store.for_user("acme", "maya")
     u.save_profile({"name": "Maya", "allergies": ["sesame seeds", "latex"]})
     # An app's source_ref can quote the message the note came from.
-    u.add_notes([note("Has a passport on file", source_ref="chat: my passport is X9Q7-4411"),
+    # (A number in it is refused at the write boundary, as in the note itself.)
+    u.add_notes([note("Has a passport on file", source_ref="chat: renewed at the Kyoto-Osaka office"),
                  note("Prefers aisle seats", source_ref="chat#turn2")])
-    erased = u.forget(matching="x9q7-4411", reason="user: forget my passport number X9Q7-4411")
+    erased = u.forget(matching="kyoto-osaka", reason="user: forget my passport office Kyoto-Osaka")
     assert erased == 1 and texts(u.active_notes()) == ["Prefers aisle seats"]  # was: 0 erased
-    assert "x9q7" not in u.export_json().lower()
+    assert "kyoto" not in u.export_json().lower()
     reasons = [e.reason for e in u.audit_log()]
-    assert reasons == ["user: forget my [erased] number [erased]"]  # was refused: it repeated `matching`
+    assert reasons == ["user: forget my [erased]"]  # was refused: it repeated `matching`
     [seats] = u.active_notes()
     u.forget(seats.id, reason="she no longer Prefers AISLE seats")
     assert u.audit_log()[-1].reason == "she no longer [erased]"  # the note's words, any case
@@ -512,7 +509,7 @@ def test_row_level_security_hides_and_refuses_other_owners_rows(pg_store):
 
 def test_the_store_refuses_a_role_that_bypasses_row_level_security(postgres):
     with pytest.raises(StoreError, match="application role"):
-        PostgresMemoryStore.open(postgres.conninfo())
+        PostgresMemoryStore.open(postgres.conninfo(), key=postgres.store_key)
 
 
 def test_without_the_tables_the_store_says_how_to_create_them(postgres):
@@ -525,10 +522,10 @@ def test_without_the_tables_the_store_says_how_to_create_them(postgres):
         f"dbname={postgres.database}", "dbname=empty_memory"
     )
     with pytest.raises(StoreError, match="create_schema"):
-        PostgresMemoryStore.open(conninfo)
+        PostgresMemoryStore.open(conninfo, key=postgres.store_key)
 
 
-def test_an_older_schema_without_the_store_secret_is_named(postgres):
+def test_an_older_schema_without_the_store_key_table_is_named(postgres):
     import psycopg
 
     with psycopg.connect(postgres.conninfo(), autocommit=True) as admin:
@@ -538,7 +535,8 @@ def test_an_older_schema_without_the_store_secret_is_named(postgres):
     with psycopg.connect(old, autocommit=True) as admin:
         admin.execute("CREATE TABLE notes (id TEXT)")  # what the schema had before the secret
     with pytest.raises(StoreError, match="older memory schema"):
-        PostgresMemoryStore.open(old.replace(f"user={postgres.superuser}", "user=memory_app"))
+        PostgresMemoryStore.open(old.replace(f"user={postgres.superuser}", "user=memory_app"),
+                                 key=postgres.store_key)
 
 
 def test_erasure_on_postgres_says_what_is_pending_and_vacuum_full_clears_the_tables(
@@ -849,7 +847,7 @@ def audit_table(backend, store):
 
 def test_forget_matching_finds_a_note_by_the_message_it_came_from(store):
     u = store.for_user("acme", "maya")
-    u.add_notes([note("Travels with her partner", source_ref="email from alex.qorvath@example.org"),
+    u.add_notes([note("Travels with her partner", source_ref="email from Alex Qorvath"),
                  note("Prefers aisle seats", source_ref="chat#turn2")])
     u.stage_session_notes("s1", [note("Books two seats", source_ref="QORVATH's itinerary")])
     assert u.forget(matching="Qorvath") == 2  # was 0: the source was not searched
