@@ -47,7 +47,7 @@ from helpers.attributes import (
 )
 from helpers.state import Clock, MemoryNote, MemoryState, note_id, parse_time, recency
 from helpers.store_base import fold
-from helpers.words import STOPWORDS, content_words, stem, topic_words
+from helpers.text import STOPWORDS, content_words, stem, topic_words
 from helpers.write_policy import DEFAULT_WRITE_POLICY, WritePolicy, keyword_grounded
 
 # Two notes whose content words overlap this much (Jaccard) are the same note reworded.

@@ -28,7 +28,7 @@ from helpers.retrieval import (
     rank,
 )
 from helpers.state import MemoryNote, MemoryState, parse_time
-from helpers.words import STOPWORDS, stem
+from helpers.text import STOPWORDS, stem
 from helpers.write_policy import (
     DEFAULT_WRITE_POLICY,
     WritePolicy,

@@ -33,7 +33,8 @@ from typing import Any, Literal, get_args
 from helpers import gate
 from helpers.gate import GateDecision
 from helpers.state import Kind
-from helpers.words import content_words, stem, topic_words
+from helpers.text import (NOT_A_TOPIC, Vocabulary, content_words, in_own_words, stem, topic_words,
+                          unsupported)
 
 Effect = Literal["block", "session"]
 
@@ -90,6 +91,10 @@ _FIRST_PERSON = re.compile(
 
 
 def first_person(c: Candidate) -> str | None:
+    """A note in the first person is the agent's voice, unless it is the user's own words this
+    turn ("never book me a room on the ground floor" from the user's message is the user's wish)."""
+    if c.said_by_user and in_own_words(c.text, c.said_by_user):
+        return None
     if _FIRST_PERSON.search(c.text.translate(_APOSTROPHES)):
         return (
             "Not saved: write the note about the user in the third person, from what the user said "
@@ -210,15 +215,9 @@ def ungrounded_terms(text: str, said_by_user: str) -> list[str]:
 
 
 def unsaid_words(text: str, said_by_user: str) -> list[str]:
-    """The note's topic words (as written) whose stems the user did not say."""
-    said = topic_words(said_by_user) | content_words(said_by_user)[0]
-    topics = topic_words(text)
-    out = []
-    for token in re.findall(r"[A-Za-z]+(?:'[a-z]+)?", text):
-        s = stem(token.lower())
-        if s in topics and s not in said and token.lower() not in out:
-            out.append(token.lower())
-    return out
+    """The note's content words, in any script, that the user did not say (folded): see
+    `helpers.text.unsupported`. Words of liking ("prefers", "wants") are not topics."""
+    return unsupported(text, [said_by_user], ignore=NOT_A_TOPIC)
 
 
 def keyword_grounded(keyword: str, text: str, said: str = "") -> bool:
@@ -237,18 +236,19 @@ def _same_root(word: str, known: set[str]) -> bool:
 
 
 def ungrounded(c: Candidate) -> str | None:
-    """Names, numbers and keywords must be the user's words; so must the note's topic: at least
-    one topic word always (the note comes from this turn), and every one but the topic tags in a
-    turn where a document or tool result arrived (a page must not put words in the user's mouth:
-    "Unknown hotel feature 'business'" from a search's error is not the user's)."""
+    """Names, numbers and keywords must be the user's words; so must the note's content, in any
+    script: at least one content word always (the note comes from this turn), and every one but
+    the topic tags in a turn where a document or tool result arrived (a page must not put words
+    in the user's mouth, in Korean as in English: "Unknown hotel feature 'business'" from a
+    search's error, or "사용자는 ... 항상 가운데 좌석으로 예약한다" after a review page)."""
     if c.said_by_user is None:
         return None
     missing = ungrounded_terms(c.text, c.said_by_user)
     missing += [k for k in c.keywords if not keyword_grounded(k, c.text, c.said_by_user)]
-    topics = topic_words(c.text)
-    unsaid = unsaid_words(c.text, c.said_by_user)
-    said_count = len(topics) - len({stem(w) for w in unsaid})
-    if said_count < min(1, len(topics)):
+    said = Vocabulary([c.said_by_user])
+    content = unsupported(c.text, [], ignore=NOT_A_TOPIC)
+    unsaid = [w for w in content if not said.has(w)]
+    if content and len(unsaid) == len(content):
         missing += [w for w in unsaid if w not in missing]
     elif c.from_document:
         missing += [w for w in unsaid if stem(w) not in TOPIC_TAGS and w not in missing]

@@ -27,7 +27,7 @@ from helpers.evals.runner import Outcome, SessionOutcome
 from helpers.hooks import items_this_turn, split_sections
 from helpers.state import MemoryNote, parse_time
 from helpers.trimming import truncate_tool_output
-from helpers.words import repeats_message
+from helpers.text import repeats_message
 
 TRUNCATION_MARKER = "[... truncated"
 assert TRUNCATION_MARKER in truncate_tool_output("x" * 200, 100)  # the marker the library writes
