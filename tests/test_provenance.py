@@ -47,3 +47,11 @@ def test_a_korean_planted_order_is_refused_like_an_english_one():
         reply = capture_note(state, note, [], said_by_user=message, latest_message=message,
                              from_document=True)
         assert state.session_notes == [] and "never said" in reply
+
+
+def test_consolidation_reads_unspaced_scripts_by_the_same_function():
+    from helpers.consolidation import unsupported_claims
+
+    # A Chinese note that restates its source is supported; one that adds a hotel is not.
+    assert unsupported_claims("喜欢安静的酒店", ["我喜欢安静的酒店"]) == []
+    assert unsupported_claims("喜欢云栖山居酒店", ["我喜欢安静的酒店"])
