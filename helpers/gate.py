@@ -108,6 +108,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Literal
 
+from helpers.detectors.obfuscated import unmasked
+from helpers.detectors.spelled import dates_in_digits
 from helpers.directive import PROVIDER, directs_for_someone_else
 from helpers.state import LedgerEntry
 
@@ -272,7 +274,10 @@ def tfn_valid(digits: str) -> bool:
 
 # Digit groups and the one separator a writer might put between them: "-", ".", "/", "_", "|", "~", "*",
 # a line break, " - " or spaces. Colons and commas are left out: they separate times and lists.
-_SEP = r"(?:[ \t]*[-./_\\|~*\u00b7\u2022][ \t]*|[ \t]*\n[ \t]*|[ \t]{1,3})"
+# A separator between digit groups: one to three marks that are neither letters nor digits
+# (",", "+", ";", ":", "_", ")(", "] ["), a line break or up to three spaces: what a reader types to
+# break a number up, as a class, not a list.
+_SEP = r"(?:[ \t]*(?:(?:[^\w\s]|_)[ \t]*){1,3}|[ \t]*\n[ \t]*|[ \t]{1,3})"
 _GROUPED_RUN = re.compile(rf"(?<![\w.-])\d+(?:{_SEP}\d+)*(?![\w])")
 
 
@@ -344,7 +349,8 @@ _IBAN_SHAPE = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,
 def _has_iban(text: str) -> bool:
     if re.search(r"\biban\b\s*(?:no\.?|number|#)?\s*(?:is|:)?\s*[A-Z]{2}\d{2}", text, _I):
         return True  # labelled as an IBAN: block even with a typo in the checksum
-    return any(iban_valid(m.group()) for m in _IBAN_SHAPE.finditer(text))
+    # In any case, labelled or not ("gb82 west 1234 ..."): the mod-97 checksum decides.
+    return any(iban_valid(m.group()) for m in _IBAN_SHAPE.finditer(text.upper()))
 
 
 # ---------------------------------------------------------------------------
@@ -360,6 +366,11 @@ _SECRET_WORDS = (
     r"auth(?:entication|orization)? code|login code|access code|door code|alarm code|"
     r"gate code|lock code|safe code|unlock code|keypad(?: code| pin| number)?|key ?pad|"
     r"(?:garage|gate|door|alarm|lockbox|key ?box|padlock|locker|entry) (?:pin|combo)|"
+    # Combinations: a luggage lock, a key box, a bike lock, a safe ("key box code 3391").
+    r"(?:(?:luggage|suitcase|bag|case|bike|cable|travel|tsa|combination) locks?|padlock|lockbox|"
+    r"key ?box|key ?safe|lock ?box)(?: (?:combination|combo|code|pin|number|digits))?|"
+    r"(?:safe|locker|lock) (?:combination|combo|code|pin|digits)|"
+    r"(?:lock )?combination|combo|"
     r"entry code|memorable (?:word|phrase)|security answer|"
     r"backup codes?|recovery (?:codes?|key|phrase|words|seed)|"
     r"(?:unlock|lock ?screen|screen ?lock) (?:pattern|code|pin)|pattern lock|"
@@ -513,8 +524,15 @@ def _high_entropy_token(text: str) -> bool:
     return False
 
 
+_SECRET_LABEL = re.compile(_SECRET_WORD, _I)
+
+
 def _secret(text: str) -> bool:
-    return _secret_patterns(text) or _high_entropy_token(text)
+    if _secret_patterns(text) or _high_entropy_token(text):
+        return True
+    # "p@ssw0rd", "pass-word", "p a s s w o r d": the label read plainly, then the same patterns.
+    plain = unmasked(text, lambda word: _SECRET_LABEL.fullmatch(word) is not None)
+    return plain != text and _secret_patterns(plain)
 
 
 _cvv = _any(
@@ -724,19 +742,27 @@ _FULL_DATE = (
     r"(?:\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|\d{4}[/.-]\d{1,2}[/.-]\d{1,2}|"
     rf"\d{{1,2}}(?:st|nd|rd|th)?(?: of)? {_MONTH},? \d{{4}}|{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?,? \d{{4}})"
 )
-_date_of_birth = _any(
+_date_of_birth_digits = _any(
     r"\b(?:dob|d\.o\.b\.?|date of birth|birth ?date)\b[^\n]{0,12}?\d",
     rf"\bborn\b[^.\n\d]{{0,25}}?{_FULL_DATE}",
     # "birthday is 14 March 1988" but not "a birthday trip on 14 December 2026"
     rf"\bbirth ?day\b(?:\s*(?:is|was|on|falls on|:))*\s*{_FULL_DATE}",
 )
 
+
+
+def _date_of_birth(text: str) -> bool:
+    """A date of birth in digits, or in words ("born on the fourth of July nineteen eighty-five")."""
+    return _date_of_birth_digits(text) or _date_of_birth_digits(dates_in_digits(text))
+
+
 # A reference value: letters mixed with digits ("XK7P2Q"), six or more digits, or six capitals ("QWERTY").
 _REF_VALUE = r"(?:(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z0-9]{5,12}|\d{6,}|(?-i:[A-Z]{6}))\b"
 _booking_reference = _any(
     r"\b(?:booking|confirmation|reservation|record locator|locator|pnr|e-?ticket|ticket|itinerary|order|"
     r"reference|ref|conf|voucher)\b\s*(?:number|no\.?|#|code|ref(?:erence)?|id|locator)?\s*(?:is|was|:|=)?\s*"
-    + _REF_VALUE,
+    # An airline or system prefix may come first ("QF-XK7P2L", "LH XK7P2L").
+    r"(?:[A-Z0-9]{2,3}[-/ ])?" + _REF_VALUE,
 )
 
 _LOYALTY_PROGRAMS = (
