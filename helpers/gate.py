@@ -1851,6 +1851,7 @@ class GateDecision:
     rule: str | None  # id of the rule that blocked the write; None when allowed
     scope: GateScope
     reason: str  # one sentence the model can act on
+    fallback: str | None = None  # a check that failed and was skipped (the veto's error), if any
 
 
 def content_of(text: str, keywords: Iterable[str] = ()) -> str:
@@ -1919,6 +1920,7 @@ def record_decision(state: MemoryState, text: str, decision: GateDecision,
         scope=decision.scope,
         text_hmac=text_hmac(text, state.ledger_key),
         note_id=note_id,
+        fallback=decision.fallback,
     )
     state.ledger.append(entry)
     return entry

@@ -22,6 +22,7 @@ Nothing is patched. `helpers.gate.check(text, keywords)` is the shape and conten
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import re
@@ -33,6 +34,7 @@ from typing import Any, Literal, get_args
 from helpers import gate
 from helpers.gate import GateDecision
 from helpers.state import Kind
+from helpers.veto import VETO_RULE, Veto
 from helpers.text import (NOT_A_TOPIC, Vocabulary, content_words, in_own_words, stem, topic_words,
                           unsupported)
 
@@ -446,6 +448,8 @@ class WritePolicy:
     """An ordered, immutable set of write rules. Build variants with `without` and `with_rule`."""
 
     rules: tuple[PolicyRule, ...] = field(default_factory=tuple)
+    # Asked last, about notes every rule allowed; only its refusal counts (helpers.veto).
+    veto: Veto | None = None
 
     def __post_init__(self) -> None:
         rules = tuple(self.rules)
@@ -472,14 +476,19 @@ class WritePolicy:
 
     @property
     def rule_ids(self) -> tuple[str, ...]:
-        return tuple(r.id for r in self.rules)
+        return tuple(r.id for r in self.rules) + ((VETO_RULE,) if self.veto is not None else ())
+
+    def with_veto(self, veto: Veto) -> WritePolicy:
+        """The same rules, then `veto`: it may refuse what they allow, never allow what they refuse."""
+        return WritePolicy(self.rules, veto)
 
     def without(self, *rule_ids: str) -> WritePolicy:
         """The same policy without these rules, e.g. `without("ungrounded")`."""
         unknown = [i for i in rule_ids if i not in self.rule_ids]
         if unknown:
             raise ValueError(f"unknown rule id(s) {unknown}; known: {list(self.rule_ids)}")
-        return WritePolicy(tuple(r for r in self.rules if r.id not in rule_ids))
+        veto = None if VETO_RULE in rule_ids else self.veto
+        return WritePolicy(tuple(r for r in self.rules if r.id not in rule_ids), veto)
 
     def with_rule(self, rule: PolicyRule | gate.Rule) -> WritePolicy:
         """The same policy with one more rule (or a rule of the same id replaced, in its place).
@@ -492,11 +501,11 @@ class WritePolicy:
         if not isinstance(rule, PolicyRule):
             raise TypeError(f"expected a PolicyRule or gate.Rule, got {type(rule).__name__}")
         if rule.id in self.rule_ids:
-            return WritePolicy(tuple(rule if r.id == rule.id else r for r in self.rules))
+            return WritePolicy(tuple(rule if r.id == rule.id else r for r in self.rules), self.veto)
         at = len(self.rules)
         if rule.effect == "block":
             at = next((i for i, r in enumerate(self.rules) if r.effect != "block"), at)
-        return WritePolicy((*self.rules[:at], rule, *self.rules[at:]))
+        return WritePolicy((*self.rules[:at], rule, *self.rules[at:]), self.veto)
 
     def check(
         self,
@@ -539,7 +548,23 @@ class WritePolicy:
                 return GateDecision(False, rule.id, scope, reason)
             scope, allowed_reason = "session", reason
         where = "this session only" if scope == "session" else "future sessions too (global)"
-        return GateDecision(True, None, scope, allowed_reason or f"OK to save; applies to {where}.")
+        allowed = GateDecision(True, None, scope, allowed_reason or f"OK to save; applies to {where}.")
+        return allowed if self.veto is None else self._vetoed(text, allowed)
+
+    def _vetoed(self, text: str, allowed: GateDecision) -> GateDecision:
+        """The veto's word on a note the rules allowed: a refusal, or the rules' decision (with
+        the veto's error as `fallback` when it failed or timed out)."""
+        assert self.veto is not None
+        try:
+            verdict = self.veto(text)
+        except Exception as error:  # noqa: BLE001 - any failure of the model falls back to the rules
+            return dataclasses.replace(allowed, fallback=f"veto failed: {type(error).__name__}")
+        if not verdict.refuse:
+            return allowed
+        reason = verdict.reason or "it reads as an instruction, a secret or a guess"
+        return GateDecision(False, VETO_RULE, allowed.scope,
+                            f"Not saved: a semantic check refused it ({reason}). Save only what "
+                            "the user stated about themselves.")
 
     def explain(self) -> str:
         """Every rule as a Markdown table, in the order the rules are applied."""
@@ -548,6 +573,9 @@ class WritePolicy:
             f"| `{r.id}` | {'refuses' if r.effect == 'block' else 'session only'} | {r.does} |"
             for r in self.rules
         ]
+        if self.veto is not None:
+            rows.append(f"| `{VETO_RULE}` | refuses | a model reads what the rules allowed and "
+                        "may refuse it (never allow what they refused) |")
         return "\n".join(rows)
 
 
