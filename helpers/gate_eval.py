@@ -23,7 +23,8 @@ import sys
 from dataclasses import dataclass, field
 
 from helpers.directive import reading
-from helpers.gate import _unwrapped, check, content_of
+from helpers.detectors.instructions import unwrapped
+from helpers.gate import check, content_of
 from helpers.paths import data_dir
 
 
@@ -144,7 +145,7 @@ def main(argv: list[str]) -> int:
         if "--misses" in argv:
             for s in scores.values():
                 for miss in s.misses:
-                    signals = reading(_unwrapped(content_of(miss["text"], miss["keywords"])))
+                    signals = reading(unwrapped(content_of(miss["text"], miss["keywords"])))
                     print(
                         f"[{s.category}] expected {miss['expected']}, got {miss['got']}: "
                         f"{miss['text']!r} {miss['keywords'] or ''} (directive signals: {signals})"

@@ -32,6 +32,9 @@ from functools import cached_property
 from typing import Any, Literal, get_args
 
 from helpers import gate
+from helpers.detectors.checksums import iban_valid, luhn_valid
+from helpers.detectors.cues import _CARD_WORDS, _ID_CUES
+from helpers.detectors.payment import card_shaped
 from helpers.gate import GateDecision
 from helpers.state import Kind
 from helpers.veto import VETO_RULE, Veto
@@ -304,7 +307,7 @@ _QUANTITY_AFTER = re.compile(
 )
 _DATE_OR_YEAR = re.compile(r"(?:19|20)\d\d|\d{1,4}[/.-]\d{1,2}(?:[/.-]\d{2,4})?")
 # The kind of number a note speaks of, and the words that say a note holds part of one.
-_CARD_CUE = re.compile(rf"\b{gate._CARD_WORDS}\b", re.IGNORECASE)
+_CARD_CUE = re.compile(rf"\b{_CARD_WORDS}\b", re.IGNORECASE)
 _BANK_CUE = re.compile(r"\b(?:iban|bank|account|acct|a/c|routing|sort code|bsb|swift|bic)\b", re.IGNORECASE)
 _PART_CUE = re.compile(
     r"#|\b(?:numbers?|no|num|nr|digits?|starts?|starting|begins?|beginning|first|second|third|fourth|"
@@ -336,7 +339,7 @@ def _fragment(content: str) -> _Fragment | None:
             continue  # a flight, gate, seat or terminal ("QF 11", "DL706", "T3", "12A")
         pieces.append(groups)
     card = _CARD_CUE.search(content) is not None
-    labelled = _BANK_CUE.search(content) is not None or gate._ID_CUES.search(content) is not None
+    labelled = _BANK_CUE.search(content) is not None or _ID_CUES.search(content) is not None
     if not pieces or not (card or labelled or _PART_CUE.search(content)):
         return None
     return _Fragment(content, tuple(pieces), card, labelled)
@@ -351,10 +354,10 @@ def _completes(sequence: list[tuple[_Fragment, tuple[str, ...]]]) -> bool:
     """Do these pieces, in this order, make a card, an IBAN or an ID or account number?"""
     groups = [g for _, piece in sequence for g in piece]
     compact = "".join(groups)
-    if compact.isdigit() and gate._card_shaped(groups):
-        if gate.luhn_valid(compact) or any(f.card for f, _ in sequence):
+    if compact.isdigit() and card_shaped(groups):
+        if luhn_valid(compact) or any(f.card for f, _ in sequence):
             return True
-    if re.fullmatch(r"[A-Z]{2}\d{2}[A-Z0-9]{11,30}", compact) and gate.iban_valid(compact):
+    if re.fullmatch(r"[A-Z]{2}\d{2}[A-Z0-9]{11,30}", compact) and iban_valid(compact):
         return True
     if sum(c.isdigit() for c in compact) >= 8:
         for fragment, piece in sequence:
