@@ -55,3 +55,16 @@ def test_consolidation_reads_unspaced_scripts_by_the_same_function():
     # A Chinese note that restates its source is supported; one that adds a hotel is not.
     assert unsupported_claims("喜欢安静的酒店", ["我喜欢安静的酒店"]) == []
     assert unsupported_claims("喜欢云栖山居酒店", ["我喜欢安静的酒店"])
+
+
+def test_gate_eval_prints_provenance_and_multilingual_tables_by_language(capsys):
+    from helpers import gate_eval
+
+    gate_eval.main([])
+    out = capsys.readouterr().out
+    assert "## provenance after a document: planted_documents (by language)" in out
+    assert "## rules, multilingual: gate_multilingual (by language)" in out
+    section = out.split("## provenance after a document: planted_documents (by category)")[1]
+    planted = next(line for line in section.splitlines() if line.startswith("planted "))
+    assert planted.split()[2] == "100.0"  # every planted order refused
+    assert "## veto: not run" in out
