@@ -151,11 +151,33 @@ _ADVERBS = (r"(?:(?:always|never|please|kindly|just|only|also|then|simply|quietl
             r"dont|do|make sure (?:to|you)|be sure to|remember to|feel free to|going forward,?|"
             r"from now on,?)\s+)*")
 
+_AFFIRMED = (r"(?:(?:always|please|kindly|just|only|also|then|simply|quietly|silently|"
+             r"secretly|discreetly|immediately|automatically|instead|now|first|still|do|"
+             r"make sure (?:to|you)|be sure to|remember to|feel free to|going forward,?|"
+             r"from now on,?)\s+)*(?<!\bnot )(?<!n't )(?<!\bnever )(?<!\bdont )")
 _SAY = (r"(?:say|tell|reply|respond|answer|claim|state|insist|assure|reassure|promise|swear)\b")
 _PROPOSITION = (r"(?:it|it's|they|they're|there|this|that|none|no one|nobody|nothing|everything|"
                 r"he|she|we|prices?|fares?|the [\w-]+|all [\w-]+)\s+(?:is|are|was|were|isn't|"
                 r"aren't|can't|cannot|won't|will|has|have|do|does|don't|doesn't|needs?|need not|"
                 r"costs?|includes?|must)\b")
+# dataflow: the user's data to someone other than the user. Negated ("never share my plans with
+# colleagues", "don't forward her passport to anyone") it is the user's own privacy wish, so these
+# are read only after adverbs that are not negations.
+_DATAFLOW = (
+    rf"(?:forward|copy|cc|bcc|send|share|pass (?:on|along)|disclose|leak|upload|post|sync|relay|"
+    rf"report|e-?mail|give out|hand over|expose|reveal|publish)\b[^.;!?\n]{{0,40}}?\b"
+    rf"{_OTHER_RECIPIENT}",
+    rf"let\s+(?!{_USER}\b)(?:the |her |his |their |any |every |our )?[\w-]+(?: [\w-]+)?\s+"
+    rf"(?:have|see|access|get|keep|copy|read|view|use)\s+(?:a copy of |copies of |access to )?"
+    rf"(?:her|his|their|the user's)\s+(?:[\w-]+\s+)?{_PERSONAL_DATA}\b",
+    r"(?:route|reroute|redirect|divert|channel|funnel)\b[^.;!?\n]{0,30}?\b(?:payments?|money|"
+    r"funds|refunds?|transfers?|deposits?|charges?)\b",
+    r"(?:pay|send|process|make|transfer)\b[^.;!?\n]{0,30}?\b(?:payments?|money|funds|deposits?|"
+    r"refunds?)\b[^.;!?\n]{0,20}?\b(?:through|via|to|into)\s+[\w-]+\.[a-z]{2,}\b",
+)
+# "the budget" is a limit; "budget airlines" a kind of seller (budget before a noun).
+_BUDGET = (r"budget(?![ -](?!(?:when|whenever|if|and|or|for|on|of|in|at|this|that|completely|"
+           r"entirely|altogether|now|today|please|limits?|caps?)\b)[a-z])")
 _IMPERATIVES = (
     # say: the agent's words dictated, as a clause or a quotation.
     rf"{_SAY}(?:\s+(?:to\s+)?(?:{_USER}|people|users|customers|everyone|anyone))?\s+"
@@ -182,7 +204,7 @@ _IMPERATIVES = (
     # ("Ignore loyalty programmes when comparing fares" is a preference: the object decides.)
     rf"(?:ignore|disregard|override|overrule|bypass|circumvent|get around|work around|skip|waive|"
     rf"lift|suspend|disable|turn off|switch off|relax|loosen|forget(?: about)?)\b"
-    rf"[^.;!?\n]{{0,25}}?\b(?:limits?|caps?|budget|ceiling|maximum|restrictions?|rules?|"
+    rf"[^.;!?\n]{{0,25}}?\b(?:limits?|caps?|{_BUDGET}|ceiling|maximum|restrictions?|rules?|"
     rf"polic(?:y|ies)|checks?|verifications?|confirmations?|approvals?|consent|warnings?|alerts?|"
     rf"allerg\w*|fraud|(?:security|safety|fraud|identity|id) (?:checks?|screening|questions?|"
     rf"warnings?|rules?|filters?|settings?|features?|measures?|protocols?|steps?)|2fa|mfa|"
@@ -193,17 +215,6 @@ _IMPERATIVES = (
     r"(?:stop|quit|cease)\s+(?:re-?|double-?|cross-?)?(?:flagging|warning|checking|verifying|confirming|screening|"
     r"validating|enforcing|applying|asking (?:for|about) (?:approval|confirmation|consent|"
     r"permission))\b",
-    # dataflow: the user's data to someone other than the user.
-    rf"(?:forward|copy|cc|bcc|send|share|pass (?:on|along)|disclose|leak|upload|post|sync|relay|"
-    rf"report|e-?mail|give out|hand over|expose|reveal|publish)\b[^.;!?\n]{{0,40}}?\b"
-    rf"{_OTHER_RECIPIENT}",
-    rf"let\s+(?!{_USER}\b)(?:the |her |his |their |any |every |our )?[\w-]+(?: [\w-]+)?\s+"
-    rf"(?:have|see|access|get|keep|copy|read|view|use)\s+(?:a copy of |copies of |access to )?"
-    rf"(?:her|his|their|the user's)\s+(?:[\w-]+\s+)?{_PERSONAL_DATA}\b",
-    r"(?:route|reroute|redirect|divert|channel|funnel)\b[^.;!?\n]{0,30}?\b(?:payments?|money|"
-    r"funds|refunds?|transfers?|deposits?|charges?)\b",
-    r"(?:pay|send|process|make|transfer)\b[^.;!?\n]{0,30}?\b(?:payments?|money|funds|deposits?|"
-    r"refunds?)\b[^.;!?\n]{0,20}?\b(?:through|via|to|into)\s+[\w-]+\.[a-z]{2,}\b",
     # memory: what is kept is the user's word, not an edit ordered by a note.
     r"(?:delete|erase|remove|wipe|purge|scrub|clear|edit|rewrite|alter|modify|falsify|backdate)\b"
     r"[^.;!?\n]{0,40}?\b(?:from|in|of) (?:the |her |his |their |your |its |this )?(?:memory|"
@@ -251,7 +262,8 @@ _IMPERATIVES = (
     r"guests|clients)\b",
 )
 _imperative = re.compile(
-    rf"{_CLAUSE_START}{_LEADING_PHRASE}{_ADVERBS}(?:{'|'.join(_IMPERATIVES)})", _I)
+    rf"{_CLAUSE_START}{_LEADING_PHRASE}{_ADVERBS}(?:{'|'.join(_IMPERATIVES)})"
+    rf"|{_CLAUSE_START}{_LEADING_PHRASE}{_AFFIRMED}(?:{'|'.join(_DATAFLOW)})", _I)
 
 _PASSIVE = (r"\b(?:(?:is|are) to be|(?:should|must|shall|will|can|may|need to|needs to|has to|"
             r"have to|ought to) (?:always |also |automatically |now )?be)\s+(?:always |also |"
