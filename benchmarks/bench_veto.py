@@ -46,7 +46,7 @@ def main(argv: list[str]) -> int:
                 verdict = veto(text)
             except Exception as error:  # noqa: BLE001 - counted, as the policy would fall back
                 errors += 1
-                print(f"error: {type(error).__name__}: {text[:50]!r}")
+                print(f"error: {type(error).__name__}: {text[:50]!r}", flush=True)
                 continue
             ms.append(verdict.ms)
             tokens.append(verdict.prompt_tokens + verdict.output_tokens)
