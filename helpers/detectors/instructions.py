@@ -14,7 +14,8 @@ import re
 from helpers.detectors.guesses import _FIRST_PERSON
 from helpers.detectors.instruction_words import _COMPACT_OBJECTS, _COMPACT_VERBS, _LEET, _SPACED_LETTERS, _foreign_injection, _injection_patterns
 from helpers.detectors.normalize import _I, _any
-from helpers.directive import PROVIDER, directs_for_someone_else
+from helpers.detectors.directive_signals import PROVIDER
+from helpers.directive import directs_for_someone_else
 
 
 # A note is a sentence about the user in the third person (save_memory_note's contract). A model
