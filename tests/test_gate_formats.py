@@ -73,3 +73,10 @@ def test_dates_in_words_become_digits_and_other_words_stay():
     assert dates_in_digits("the fourth of July nineteen eighty-five") == "the 4th of July 1985"
     assert dates_in_digits("Prefers the second flight") == "Prefers the 2th flight"
     assert check("Prefers the second flight of the day").allowed
+
+
+def test_aadhaar_numbers_use_the_verhoeff_checksum_from_python_stdnum():
+    # 991393919010 is Verhoeff-valid; the old hand-written table (last row 7046913285) said it was
+    # not, and said 614988852782 was.
+    assert check("Her number 9913 9391 9010").rule == "government_id"
+    assert check("Her number 6149 8885 2782").allowed

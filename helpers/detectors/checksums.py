@@ -37,25 +37,6 @@ def iban_valid(candidate: str) -> bool:
     return int("".join(str(int(ch, 36)) for ch in rearranged)) % 97 == 1
 
 
-def verhoeff_valid(digits: str) -> bool:
-    """The Verhoeff checksum of India's Aadhaar numbers."""
-    # The dihedral group D5's multiplication table and the position permutation, one row a string.
-    d = ("0123456789", "1234067895", "2340178956", "3401289567", "4012395678", "5987604321",
-         "6598710432", "7659821043", "8765932104", "9876543210")
-    p = ("0123456789", "1576283094", "5803796142", "8916043527", "9453126870", "4286573901",
-         "2793806415", "7046913285")
-    check = 0
-    for i, ch in enumerate(reversed(digits)):
-        check = int(d[check][int(p[i % 8][int(ch)])])
-    return check == 0
-
-
-def tfn_valid(digits: str) -> bool:
-    """Australia's tax file number: a weighted sum divisible by 11."""
-    weights = (1, 4, 3, 7, 5, 8, 6, 9, 10)
-    return len(digits) == 9 and sum(int(c) * w for c, w in zip(digits, weights)) % 11 == 0
-
-
 # Digit groups and the one separator a writer might put between them: "-", ".", "/", "_", "|", "~", "*",
 # a line break, " - " or spaces. Colons and commas are left out: they separate times and lists.
 # A separator between digit groups: one to three marks that are neither letters nor digits

@@ -9,7 +9,10 @@ import re
 
 from collections.abc import Iterable
 
-from helpers.detectors.checksums import _digit_runs, luhn_valid, tfn_valid, verhoeff_valid
+from stdnum.au import tfn
+from stdnum.in_ import aadhaar
+
+from helpers.detectors.checksums import _digit_runs, luhn_valid
 from helpers.detectors.cues import _CARD_WORDS, _ID_CUES
 from helpers.detectors.normalize import _I, _any
 from helpers.detectors.secrets import _SECRET_WORD
@@ -59,9 +62,9 @@ def _bare_government_id(text: str) -> bool:
         lens, digits = [len(g) for g in groups], "".join(groups)
         if lens == [3, 2, 4] or lens == [2, 7]:  # US SSN / ITIN, US EIN
             return True
-        if lens == [3, 3, 3] and (luhn_valid(digits) or tfn_valid(digits)):  # Canada SIN, AU TFN
+        if lens == [3, 3, 3] and (luhn_valid(digits) or tfn.is_valid(digits)):  # Canada SIN, AU TFN
             return True
-        if lens == [4, 4, 4] and digits[0] not in "01" and verhoeff_valid(digits):  # Aadhaar
+        if lens == [4, 4, 4] and aadhaar.is_valid(digits):  # Aadhaar (python-stdnum: Verhoeff)
             return True
         if lens == [2, 3, 3, 3]:  # Australian business number
             return True
