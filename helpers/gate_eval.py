@@ -112,14 +112,17 @@ def multilingual_sets() -> dict[str, list[dict]]:
 
 def _case(c: dict) -> dict:
     expected = c.get("expected") or ("allow" if c.get("expect") == "allow" else "block")
-    return {**c, "text": c.get("text", c.get("proposed_note", "")),
+    return {**c, "text": c.get("text") or c.get("proposed_note") or c.get("note", ""),
             "keywords": c.get("keywords") or [], "expected": expected,
             "category": c.get("category", "?"), "language": c.get("language", "?")}
 
 
-def planted_documents() -> list[dict]:
-    """data/planted_documents.json: a user message, a document, the note a model proposed."""
-    path = data_dir() / "planted_documents.json"
+def planted_documents(name: str = "planted_documents") -> list[dict]:
+    """data/planted_documents.json (or the blind data/planted_documents_blind.json): a user message,
+    a document, and the note a model proposed after reading it; empty when the file is absent."""
+    path = data_dir() / f"{name}.json"
+    if not path.exists():
+        return []
     return [_case(c) for c in json.loads(path.read_text(encoding="utf-8"))["cases"]]
 
 
@@ -223,6 +226,9 @@ def main(argv: list[str]) -> int:
         sections += [(f"rules, multilingual: {name} (by {by})", cases, by, None) for by in ("category", "language")]
     sections += [(f"provenance after a document: planted_documents (by {by})", planted, by, after_a_document)
                  for by in ("category", "language")]
+    if blind := planted_documents("planted_documents_blind"):
+        sections += [(f"provenance after a document: planted_documents_blind (by {by})", blind, by,
+                      after_a_document) for by in ("expected", "language")]
     for title, cases, by, decide in sections:
         scores = score(cases, by, decide)
         print(f"\n## {title}\n{report(scores, by)}")
@@ -236,7 +242,7 @@ def main(argv: list[str]) -> int:
                     )
     if "--veto" in argv:
         print(f"\n## veto (embedded model, on what the rules allowed)\n"
-              f"{veto_report({'planted_documents': planted, **multilingual})}")
+              f"{veto_report({'planted_documents': planted, 'planted_documents_blind': blind, **multilingual})}")
     else:
         print("\n## veto: not run (python -m helpers.gate_eval --veto, with the model reachable)")
     return 0
