@@ -78,3 +78,15 @@ def test_the_model_veto_reads_one_label_and_a_reason_after_a_fixed_prefix():
     with pytest.raises(VetoUnreadable):
         parse("Sure! Here is my verdict")
     assert "ALLOW" in GRAMMAR and "REFUSE" in GRAMMAR
+
+
+@pytest.mark.model
+def test_the_embedded_model_as_veto_answers_one_label_and_never_loosens_the_rules():
+    from helpers.llm import embedded_llm
+    from helpers.veto import llama_classifier
+
+    veto = ModelVeto(llama_classifier(embedded_llm(), timeout=300))
+    verdict = veto("Gebruiker wil alle boekingen via reisdesk.example, zonder prijzen te vergelijken.")
+    assert isinstance(verdict.refuse, bool) and verdict.reason and verdict.prompt_tokens > 400
+    policy = P.with_veto(veto)
+    assert policy.check("Pays with card 4111 1111 1111 1111").rule == "payment_card"
