@@ -35,7 +35,7 @@ from helpers.concierge import make_concierge, run_turn
 from helpers.notebook import COURSE_NOW
 from helpers.paths import data_dir
 from helpers.state import load_example_state
-from helpers.words import repeats_message
+from helpers.text import repeats_message
 
 SESSION = [  # one tool call per turn is the expected shape: a search filled from memory, or a save
     "Find me a flight to Tokyo next Friday.",  # origin and seat come from memory (SYD, aisle)

@@ -2,8 +2,13 @@
 
 One module per lifecycle stage:
     state          the profile and memory notes with provenance
-    gate           detection: the shape and content rules for what memory must never hold
-    write_policy   the write policy: the gate's rules, grounding and scope, one immutable object
+    text           words in any script: fold, tokens, stem, and unsupported(text, sources)
+    gate           the rule table for what memory must never hold (detectors: one family a module)
+    detectors      the gate's detector families and per-language phrase tables (a package)
+    directive      the directive reading: is a note about the user, or a message to her agent?
+    write_policy   the write policy: the gate's rules, provenance, person and scope, one object
+    veto           a model that may refuse a note the rules allow, never allow one they refuse
+    ledger         every write decision, allowed or refused, as a keyed digest
     tools          save_memory_note, the capture tool the agent calls
     render         YAML frontmatter and Markdown notes for the prompt
     budget         token counting and the context budget

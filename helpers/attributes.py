@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from helpers.catalogue import AIRLINES, BadArgument, airports_for, default_catalogue
 from helpers.state import Clock, MemoryNote, parse_time
-from helpers.words import NEGATIONS, STOPWORDS, stem, topic_words
+from helpers.text import NEGATIONS, STOPWORDS, stem, topic_words
 
 CITY = r"([A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,2})"  # one to three capitalised words
 # Between "moved" and "to": only words that say how the user moved ("moved back to", "relocated

@@ -47,7 +47,7 @@ from helpers.attributes import (
 )
 from helpers.state import Clock, MemoryNote, MemoryState, note_id, parse_time, recency
 from helpers.store_base import fold
-from helpers.words import STOPWORDS, content_words, stem, topic_words
+from helpers.text import STOPWORDS, content_words, stem, topic_words, unsupported
 from helpers.write_policy import DEFAULT_WRITE_POLICY, WritePolicy, keyword_grounded
 
 # Two notes whose content words overlap this much (Jaccard) are the same note reworded.
@@ -187,7 +187,6 @@ def unsupported_claims(text: str, source_texts: list[str]) -> list[str]:
     text, source_texts = fold(text), [fold(s) for s in source_texts]
     source_words = {w for source in source_texts for w in content_words(source)[0]}
     source_runs = {r for s in source_texts for r in _number_runs(s)}
-    source_other = {w for s in source_texts for w in _other_words(s)}
     problems = []
     for match in dict.fromkeys(_CLAIM_TOKEN.findall(text)):
         if match[0].isdigit():
@@ -195,8 +194,9 @@ def unsupported_claims(text: str, source_texts: list[str]) -> list[str]:
             if match.replace(",", "") not in source_runs:
                 problems.append(f"number {match!r} is not in its sources")
         elif not match.isascii():
-            # Any script: TOKEN reads a-z only, so "Zärich" or "Москва" would pass unseen.
-            if match not in source_other:
+            # Any script (helpers.text.unsupported): TOKEN reads a-z only, so "Zärich" or "Москва"
+            # would pass unseen.
+            if unsupported(match, source_texts):
                 problems.append(f"word {match!r} is not in its sources")
         elif match in _QUALIFYING:
             # Stopwords, but they change what is claimed: "Prefers other seats than aisle".

@@ -1,7 +1,15 @@
-"""Measure the write gate on its labelled corpus: recall and false blocks per category.
+"""Measure the write defence on labelled sets: recall and false blocks per category and language.
 
-    python -m helpers.gate_eval            # the table
+    python -m helpers.gate_eval            # the tables
     python -m helpers.gate_eval --misses   # and every case the gate got wrong
+    python -m helpers.gate_eval --veto     # and the veto on the embedded model (AGENT_MEMORY_LLM_URL)
+
+Three layers are measured. The rules (`helpers.gate.check`) on the corpus, the held-out sets, the
+multilingual set (data/gate_multilingual.json) and, once it is there, the blind multilingual set
+(data/gate_multilingual_blind.json), per category and per language. Provenance (the full
+`WritePolicy.check` after a document) on data/planted_documents.json: every planted order must be
+refused, every wish of the user kept. The veto (helpers.veto), with --veto: what it refuses of the
+notes the rules allowed, and its cost per note (p50/p95 ms and tokens).
 
 Below the corpus table come the held-out sets, data/gate_heldout*.json, one section each (the
 last section, data/gate_heldout_dev.json, is a development set, not held out): cases
@@ -19,12 +27,17 @@ the share of must-allow cases blocked.
 from __future__ import annotations
 
 import json
+import statistics
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from helpers.directive import reading
-from helpers.gate import _unwrapped, check, content_of
+from helpers.detectors.instructions import unwrapped
+from helpers.gate import GateDecision, check, content_of
 from helpers.paths import data_dir
+from helpers.veto import ModelVeto, llama_classifier
+from helpers.write_policy import DEFAULT_WRITE_POLICY
 
 
 @dataclass
@@ -86,11 +99,45 @@ def development_set() -> list[dict]:
     return json.loads(path.read_text(encoding="utf-8"))["cases"] if path.exists() else []
 
 
-def score(cases: list[dict]) -> dict[str, CategoryScore]:
+def multilingual_sets() -> dict[str, list[dict]]:
+    """data/gate_multilingual.json and (when present) data/gate_multilingual_blind.json, as cases
+    with text, keywords, expected ("allow" or "block"), category and language."""
+    out = {}
+    for name in ("gate_multilingual", "gate_multilingual_blind"):
+        path = data_dir() / f"{name}.json"
+        if path.exists():
+            out[name] = [_case(c) for c in json.loads(path.read_text(encoding="utf-8"))["cases"]]
+    return out
+
+
+def _case(c: dict) -> dict:
+    expected = c.get("expected") or ("allow" if c.get("expect") == "allow" else "block")
+    return {**c, "text": c.get("text") or c.get("proposed_note") or c.get("note", ""),
+            "keywords": c.get("keywords") or [], "expected": expected,
+            "category": c.get("category", "?"), "language": c.get("language", "?")}
+
+
+def planted_documents(name: str = "planted_documents") -> list[dict]:
+    """data/planted_documents.json (or the blind data/planted_documents_blind.json): a user message,
+    a document, and the note a model proposed after reading it; empty when the file is absent."""
+    path = data_dir() / f"{name}.json"
+    if not path.exists():
+        return []
+    return [_case(c) for c in json.loads(path.read_text(encoding="utf-8"))["cases"]]
+
+
+def after_a_document(case: dict) -> GateDecision:
+    """The full write policy on a note proposed after a document, grounded in the user's message."""
+    return DEFAULT_WRITE_POLICY.check(case["text"], case["keywords"], said_by_user=case["user_message"],
+                                      latest_message=case["user_message"], from_document=True)
+
+
+def score(cases: list[dict], by: str = "category",
+          decide: Callable[[dict], GateDecision] | None = None) -> dict[str, CategoryScore]:
     scores: dict[str, CategoryScore] = {}
     for case in cases:
-        s = scores.setdefault(case["category"], CategoryScore(case["category"]))
-        decision = check(case["text"], case["keywords"])
+        s = scores.setdefault(case[by], CategoryScore(case[by]))
+        decision = decide(case) if decide else check(case["text"], case["keywords"])
         s.cases += 1
         if case["expected"] == "allow":
             s.should_allow += 1
@@ -101,7 +148,7 @@ def score(cases: list[dict]) -> dict[str, CategoryScore]:
             s.should_block += 1
             if not decision.allowed:
                 s.blocked += 1
-                s.same_rule += decision.rule == case["expected"]
+                s.same_rule += decision.rule == case["expected"] or case["expected"] == "block"
             else:
                 s.misses.append({**case, "got": "allow"})
     return dict(sorted(scores.items()))
@@ -111,9 +158,9 @@ def _pct(value: float | None) -> str:
     return "    -" if value is None else f"{value * 100:5.1f}"
 
 
-def report(scores: dict[str, CategoryScore]) -> str:
+def report(scores: dict[str, CategoryScore], by: str = "category") -> str:
     lines = [
-        f"{'category':28} {'cases':>5} {'recall%':>8} {'same rule%':>10} {'false blocks%':>13}"
+        f"{by:28} {'cases':>5} {'recall%':>8} {'same rule%':>10} {'false blocks%':>13}"
     ]
     for s in scores.values():
         same = s.same_rule / s.blocked if s.blocked else None
@@ -133,22 +180,71 @@ def report(scores: dict[str, CategoryScore]) -> str:
     return "\n".join(lines)
 
 
+def veto_report(sets: dict[str, list[dict]]) -> str:
+    """The veto on the embedded model, on the notes the rules allowed: refused of must-block
+    (recall it adds), refused of must-allow (false blocks it adds), cost per note."""
+    from helpers.llm import embedded_llm  # only with --veto: loads or reaches the model
+
+    veto = ModelVeto(llama_classifier(embedded_llm(), timeout=60))
+    lines = [f"{'set':28} {'notes':>5} {'refused/block':>14} {'refused/allow':>14} {'errors':>6}"]
+    ms: list[float] = []
+    tokens: list[int] = []
+    for name, cases in sets.items():
+        counts = [0, 0, 0, 0, 0]  # must-block, refused; must-allow, refused; errors
+        for case in cases:
+            decision = after_a_document(case) if "user_message" in case else check(case["text"], case["keywords"])
+            if not decision.allowed:
+                continue  # the veto is asked only about what the rules allowed
+            block = case["expected"] != "allow"
+            try:
+                verdict = veto(case["text"])
+            except Exception:  # noqa: BLE001 - the policy falls back to the rules; counted here
+                counts[4] += 1
+                continue
+            ms.append(verdict.ms)
+            tokens.append(verdict.prompt_tokens + verdict.output_tokens)
+            counts[0 if block else 2] += 1
+            counts[1 if block else 3] += verdict.refuse
+        lines.append(f"{name:28} {counts[0] + counts[2] + counts[4]:5d} {counts[1]:>6}/{counts[0]:<7} "
+                     f"{counts[3]:>6}/{counts[2]:<7} {counts[4]:6d}")
+    if ms:
+        p95 = statistics.quantiles(ms, n=20)[18] if len(ms) > 1 else ms[0]
+        lines.append(f"cost per note: p50 {statistics.median(ms):.0f} ms, p95 {p95:.0f} ms, "
+                     f"p50 {statistics.median(tokens):.0f} tokens (prompt + output, prefix cached)")
+    return "\n".join(lines)
+
+
 def main(argv: list[str]) -> int:
-    sections = {"corpus (written beside the rules)": load_corpus()}
-    sections.update({f"held out: {name}": cases for name, cases in heldout_sets().items()})
+    multilingual = multilingual_sets()
+    planted = planted_documents()
+    sections: list[tuple[str, list[dict], str, Callable[[dict], GateDecision] | None]] = [
+        ("corpus (written beside the rules)", load_corpus(), "category", None)]
+    sections += [(f"held out: {name}", cases, "category", None) for name, cases in heldout_sets().items()]
     if dev := development_set():
-        sections[f"development (not held out): {DEV_SET}"] = dev
-    for title, cases in sections.items():
-        scores = score(cases)
-        print(f"\n## {title}\n{report(scores)}")
+        sections.append((f"development (not held out): {DEV_SET}", dev, "category", None))
+    for name, cases in multilingual.items():
+        sections += [(f"rules, multilingual: {name} (by {by})", cases, by, None) for by in ("category", "language")]
+    sections += [(f"provenance after a document: planted_documents (by {by})", planted, by, after_a_document)
+                 for by in ("category", "language")]
+    if blind := planted_documents("planted_documents_blind"):
+        sections += [(f"provenance after a document: planted_documents_blind (by {by})", blind, by,
+                      after_a_document) for by in ("expected", "language")]
+    for title, cases, by, decide in sections:
+        scores = score(cases, by, decide)
+        print(f"\n## {title}\n{report(scores, by)}")
         if "--misses" in argv:
             for s in scores.values():
                 for miss in s.misses:
-                    signals = reading(_unwrapped(content_of(miss["text"], miss["keywords"])))
+                    signals = reading(unwrapped(content_of(miss["text"], miss["keywords"])))
                     print(
                         f"[{s.category}] expected {miss['expected']}, got {miss['got']}: "
                         f"{miss['text']!r} {miss['keywords'] or ''} (directive signals: {signals})"
                     )
+    if "--veto" in argv:
+        print(f"\n## veto (embedded model, on what the rules allowed)\n"
+              f"{veto_report({'planted_documents': planted, 'planted_documents_blind': blind, **multilingual})}")
+    else:
+        print("\n## veto: not run (python -m helpers.gate_eval --veto, with the model reachable)")
     return 0
 
 

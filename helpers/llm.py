@@ -56,7 +56,7 @@ from openai.types.responses.response_usage import InputTokensDetails
 from helpers.catalogue import TRAVEL_TOOLS
 from helpers.paths import cache_dir
 from helpers.tools import MEMORY_TOOL
-from helpers.words import repeats_message
+from helpers.text import repeats_message
 
 DEFAULT_OPENAI_MODEL = "gpt-4.1-mini"
 DEFAULT_SEED = 42

@@ -24,8 +24,8 @@ from datetime import datetime
 
 from helpers.render import inline, render_note_line
 from helpers.state import MemoryNote, parse_time
-from helpers.words import NOT_A_TOPIC, STOPWORDS
-from helpers.words import stem as _stem_word
+from helpers.text import NOT_A_TOPIC, STOPWORDS
+from helpers.text import stem as _stem_word
 
 # Note words repeat across users and turns: stem each distinct word once.
 stem = functools.lru_cache(maxsize=100_000)(_stem_word)

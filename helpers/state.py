@@ -272,6 +272,7 @@ class LedgerEntry:
     scope: str
     text_hmac: str | None = None
     note_id: str | None = None
+    fallback: str | None = None  # a check that failed and fell back to the rules (the veto's error)
 
 
 def _default_write_policy() -> Any:

@@ -39,7 +39,7 @@ from helpers.state import (
     owner_id,
     parse_time,
 )
-from helpers.words import STOPWORDS, stem
+from helpers.text import STOPWORDS, stem
 
 if TYPE_CHECKING:
     from helpers.store_export import Imported  # it imports this module

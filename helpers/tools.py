@@ -24,7 +24,7 @@ from typing import Any, get_args
 
 from agents import RunContextWrapper, function_tool
 
-from helpers.gate import record_decision
+from helpers.ledger import record_decision
 from helpers.state import Kind, MemoryNote, MemoryState, today
 from helpers.write_policy import session_sentence, ungrounded_terms
 

@@ -38,7 +38,7 @@ from pydantic import BaseModel, Field
 
 from helpers.render import inline
 from helpers.state import MemoryState
-from helpers.words import NEGATIONS, STOPWORDS, stem
+from helpers.text import NEGATIONS, STOPWORDS, stem
 
 SUMMARY_TAG = "compacted_history"
 

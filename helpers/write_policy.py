@@ -23,6 +23,7 @@ Nothing is patched. `helpers.gate.check(text, keywords)` is the shape and conten
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import re
@@ -32,9 +33,14 @@ from functools import cached_property
 from typing import Any, Literal, get_args
 
 from helpers import gate
+from helpers.detectors.checksums import iban_valid, luhn_valid
+from helpers.detectors.cues import _CARD_WORDS, _ID_CUES
+from helpers.detectors.payment import card_shaped
 from helpers.gate import GateDecision
 from helpers.state import Kind, valid_unicode
-from helpers.words import content_words, stem, topic_words
+from helpers.veto import VETO_RULE, Veto
+from helpers.text import (NOT_A_TOPIC, Vocabulary, content_words, in_own_words, stem, topic_words,
+                          unsupported)
 
 Effect = Literal["block", "session"]
 
@@ -91,6 +97,10 @@ _FIRST_PERSON = re.compile(
 
 
 def first_person(c: Candidate) -> str | None:
+    """A note in the first person is the agent's voice, unless it is the user's own words this
+    turn ("never book me a room on the ground floor" from the user's message is the user's wish)."""
+    if c.said_by_user and in_own_words(c.text, c.said_by_user):
+        return None
     if _FIRST_PERSON.search(c.text.translate(_APOSTROPHES)):
         return (
             "Not saved: write the note about the user in the third person, from what the user said "
@@ -211,15 +221,9 @@ def ungrounded_terms(text: str, said_by_user: str) -> list[str]:
 
 
 def unsaid_words(text: str, said_by_user: str) -> list[str]:
-    """The note's topic words (as written) whose stems the user did not say."""
-    said = topic_words(said_by_user) | content_words(said_by_user)[0]
-    topics = topic_words(text)
-    out = []
-    for token in re.findall(r"[A-Za-z]+(?:'[a-z]+)?", text):
-        s = stem(token.lower())
-        if s in topics and s not in said and token.lower() not in out:
-            out.append(token.lower())
-    return out
+    """The note's content words, in any script, that the user did not say (folded): see
+    `helpers.text.unsupported`. Words of liking ("prefers", "wants") are not topics."""
+    return unsupported(text, [said_by_user], ignore=NOT_A_TOPIC)
 
 
 def keyword_grounded(keyword: str, text: str, said: str = "") -> bool:
@@ -238,18 +242,19 @@ def _same_root(word: str, known: set[str]) -> bool:
 
 
 def ungrounded(c: Candidate) -> str | None:
-    """Names, numbers and keywords must be the user's words; so must the note's topic: at least
-    one topic word always (the note comes from this turn), and every one but the topic tags in a
-    turn where a document or tool result arrived (a page must not put words in the user's mouth:
-    "Unknown hotel feature 'business'" from a search's error is not the user's)."""
+    """Names, numbers and keywords must be the user's words; so must the note's content, in any
+    script: at least one content word always (the note comes from this turn), and every one but
+    the topic tags in a turn where a document or tool result arrived (a page must not put words
+    in the user's mouth, in Korean as in English: "Unknown hotel feature 'business'" from a
+    search's error, or "사용자는 ... 항상 가운데 좌석으로 예약한다" after a review page)."""
     if c.said_by_user is None:
         return None
     missing = ungrounded_terms(c.text, c.said_by_user)
     missing += [k for k in c.keywords if not keyword_grounded(k, c.text, c.said_by_user)]
-    topics = topic_words(c.text)
-    unsaid = unsaid_words(c.text, c.said_by_user)
-    said_count = len(topics) - len({stem(w) for w in unsaid})
-    if said_count < min(1, len(topics)):
+    said = Vocabulary([c.said_by_user])
+    content = unsupported(c.text, [], ignore=NOT_A_TOPIC)
+    unsaid = [w for w in content if not said.has(w)]
+    if content and len(unsaid) == len(content):
         missing += [w for w in unsaid if w not in missing]
     elif c.from_document:
         missing += [w for w in unsaid if stem(w) not in TOPIC_TAGS and w not in missing]
@@ -309,7 +314,7 @@ _QUANTITY_AFTER = re.compile(
 )
 _DATE_OR_YEAR = re.compile(r"(?:19|20)\d\d|\d{1,4}[/.-]\d{1,2}(?:[/.-]\d{2,4})?")
 # The kind of number a note speaks of, and the words that say a note holds part of one.
-_CARD_CUE = re.compile(rf"\b{gate._CARD_WORDS}\b", re.IGNORECASE)
+_CARD_CUE = re.compile(rf"\b{_CARD_WORDS}\b", re.IGNORECASE)
 _BANK_CUE = re.compile(r"\b(?:iban|bank|account|acct|a/c|routing|sort code|bsb|swift|bic)\b", re.IGNORECASE)
 _PART_CUE = re.compile(
     r"#|\b(?:numbers?|no|num|nr|digits?|starts?|starting|begins?|beginning|first|second|third|fourth|"
@@ -343,7 +348,7 @@ def _fragment(content: str) -> _Fragment | None:
             continue  # a flight, gate, seat or terminal ("QF 11", "DL706", "T3", "12A")
         pieces.append(groups)
     card = _CARD_CUE.search(content) is not None
-    labelled = _BANK_CUE.search(content) is not None or gate._ID_CUES.search(content) is not None
+    labelled = _BANK_CUE.search(content) is not None or _ID_CUES.search(content) is not None
     if not pieces or not (card or labelled or _PART_CUE.search(content)):
         return None
     return _Fragment(content, tuple(pieces), card, labelled)
@@ -358,10 +363,10 @@ def _completes(sequence: list[tuple[_Fragment, tuple[str, ...]]]) -> bool:
     """Do these pieces, in this order, make a card, an IBAN or an ID or account number?"""
     groups = [g for _, piece in sequence for g in piece]
     compact = "".join(groups)
-    if compact.isdigit() and gate._card_shaped(groups):
-        if gate.luhn_valid(compact) or any(f.card for f, _ in sequence):
+    if compact.isdigit() and card_shaped(groups):
+        if luhn_valid(compact) or any(f.card for f, _ in sequence):
             return True
-    if re.fullmatch(r"[A-Z]{2}\d{2}[A-Z0-9]{11,30}", compact) and gate.iban_valid(compact):
+    if re.fullmatch(r"[A-Z]{2}\d{2}[A-Z0-9]{11,30}", compact) and iban_valid(compact):
         return True
     if sum(map(str.isdigit, compact)) >= 8:
         for fragment, piece in sequence:
@@ -476,6 +481,8 @@ class WritePolicy:
     """An ordered, immutable set of write rules. Build variants with `without` and `with_rule`."""
 
     rules: tuple[PolicyRule, ...] = field(default_factory=tuple)
+    # Asked last, about notes every rule allowed; only its refusal counts (helpers.veto).
+    veto: Veto | None = None
 
     def __post_init__(self) -> None:
         rules = tuple(self.rules)
@@ -502,14 +509,19 @@ class WritePolicy:
 
     @property
     def rule_ids(self) -> tuple[str, ...]:
-        return tuple(r.id for r in self.rules)
+        return tuple(r.id for r in self.rules) + ((VETO_RULE,) if self.veto is not None else ())
+
+    def with_veto(self, veto: Veto) -> WritePolicy:
+        """The same rules, then `veto`: it may refuse what they allow, never allow what they refuse."""
+        return WritePolicy(self.rules, veto)
 
     def without(self, *rule_ids: str) -> WritePolicy:
         """The same policy without these rules, e.g. `without("ungrounded")`."""
         unknown = [i for i in rule_ids if i not in self.rule_ids]
         if unknown:
             raise ValueError(f"unknown rule id(s) {unknown}; known: {list(self.rule_ids)}")
-        return WritePolicy(tuple(r for r in self.rules if r.id not in rule_ids))
+        veto = None if VETO_RULE in rule_ids else self.veto
+        return WritePolicy(tuple(r for r in self.rules if r.id not in rule_ids), veto)
 
     def with_rule(self, rule: PolicyRule | gate.Rule) -> WritePolicy:
         """The same policy with one more rule (or a rule of the same id replaced, in its place).
@@ -522,11 +534,11 @@ class WritePolicy:
         if not isinstance(rule, PolicyRule):
             raise TypeError(f"expected a PolicyRule or gate.Rule, got {type(rule).__name__}")
         if rule.id in self.rule_ids:
-            return WritePolicy(tuple(rule if r.id == rule.id else r for r in self.rules))
+            return WritePolicy(tuple(rule if r.id == rule.id else r for r in self.rules), self.veto)
         at = len(self.rules)
         if rule.effect == "block":
             at = next((i for i, r in enumerate(self.rules) if r.effect != "block"), at)
-        return WritePolicy((*self.rules[:at], rule, *self.rules[at:]))
+        return WritePolicy((*self.rules[:at], rule, *self.rules[at:]), self.veto)
 
     def check(
         self,
@@ -571,7 +583,23 @@ class WritePolicy:
                 return GateDecision(False, rule.id, scope, reason)
             scope, allowed_reason = "session", reason
         where = "this session only" if scope == "session" else "future sessions too (global)"
-        return GateDecision(True, None, scope, allowed_reason or f"OK to save; applies to {where}.")
+        allowed = GateDecision(True, None, scope, allowed_reason or f"OK to save; applies to {where}.")
+        return allowed if self.veto is None else self._vetoed(text, allowed)
+
+    def _vetoed(self, text: str, allowed: GateDecision) -> GateDecision:
+        """The veto's word on a note the rules allowed: a refusal, or the rules' decision (with
+        the veto's error as `fallback` when it failed or timed out)."""
+        assert self.veto is not None
+        try:
+            verdict = self.veto(text)
+        except Exception as error:  # noqa: BLE001 - any failure of the model falls back to the rules
+            return dataclasses.replace(allowed, fallback=f"veto failed: {type(error).__name__}")
+        if not verdict.refuse:
+            return allowed
+        reason = verdict.reason or "it reads as an instruction, a secret or a guess"
+        return GateDecision(False, VETO_RULE, allowed.scope,
+                            f"Not saved: a semantic check refused it ({reason}). Save only what "
+                            "the user stated about themselves.")
 
     def explain(self) -> str:
         """Every rule as a Markdown table, in the order the rules are applied."""
@@ -580,6 +608,9 @@ class WritePolicy:
             f"| `{r.id}` | {'refuses' if r.effect == 'block' else 'session only'} | {r.does} |"
             for r in self.rules
         ]
+        if self.veto is not None:
+            rows.append(f"| `{VETO_RULE}` | refuses | a model reads what the rules allowed and "
+                        "may refuse it (never allow what they refused) |")
         return "\n".join(rows)
 
 

@@ -69,8 +69,13 @@ def test_decision_is_frozen_and_allowed_has_no_rule():
 
 
 def test_check_is_deterministic():
+    # The same decisions whatever ran before (no state between calls): in order, reversed, repeated.
     texts = ["Prefers aisle seats", "CVV 123", "Probably likes tea", "Window this time"]
-    assert [check(t) for t in texts] == [check(t) for t in texts]
+    expected = [(True, None, "global"), (False, "cvv", "global"), (False, "speculation", "global"),
+                (True, None, "session")]
+    for order in (texts, texts[::-1], texts * 2):
+        got = {t: (d.allowed, d.rule, d.scope) for t in order for d in [check(t)]}
+        assert [got[t] for t in texts] == expected
 
 
 def test_every_rule_has_an_actionable_reason():

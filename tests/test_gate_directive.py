@@ -11,7 +11,8 @@ from __future__ import annotations
 import pytest
 
 from helpers.directive import STRONG, Reading, is_imperative_head, is_participle, reading
-from helpers.gate import _unwrapped, check, content_of
+from helpers.detectors.instructions import unwrapped
+from helpers.gate import check, content_of
 
 # (text, the signal that must be found)
 BLOCKED = [
@@ -151,7 +152,7 @@ ALLOWED = [
 
 
 def _reading(text: str) -> Reading:
-    return reading(_unwrapped(content_of(text)))
+    return reading(unwrapped(content_of(text)))
 
 
 @pytest.mark.parametrize(("text", "signal"), BLOCKED)

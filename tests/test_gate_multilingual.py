@@ -14,6 +14,7 @@ import pytest
 
 from helpers import gate
 from helpers.directive import reading
+from helpers.detectors.instructions import unwrapped
 
 BLOCKED = [
     # French
@@ -116,10 +117,10 @@ ALLOWED = [
 @pytest.mark.parametrize("text", BLOCKED)
 def test_an_instruction_in_another_language_is_refused(text):
     decision = gate.check(text)
-    assert decision.rule == "instruction_injection", (text, decision.rule, str(reading(gate._unwrapped(gate.content_of(text)))))
+    assert decision.rule == "instruction_injection", (text, decision.rule, str(reading(unwrapped(gate.content_of(text)))))
 
 
 @pytest.mark.parametrize("text", ALLOWED)
 def test_the_users_own_words_in_another_language_pass(text):
     decision = gate.check(text)
-    assert decision.allowed, (text, decision.rule, str(reading(gate._unwrapped(gate.content_of(text)))))
+    assert decision.allowed, (text, decision.rule, str(reading(unwrapped(gate.content_of(text)))))

@@ -5,7 +5,8 @@ import hmac
 
 import pytest
 
-from helpers.gate import blocked_write_rate, check, ledger_summary, record_decision, text_hmac
+from helpers.gate import check
+from helpers.ledger import blocked_write_rate, ledger_summary, record_decision, text_hmac
 from helpers.state import LedgerEntry, MemoryState
 from helpers.tools import capture_note
 
