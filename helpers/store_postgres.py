@@ -221,6 +221,9 @@ def create_schema(
             conn.execute(sql.SQL("GRANT USAGE ON SEQUENCE audit_seq_seq TO {}").format(role))
             conn.execute(sql.SQL("GRANT SELECT ON store_secret TO {}").format(role))
             conn.execute("INSERT INTO store_secret VALUES (1, %s)", (secrets.token_bytes(32),))
+    from helpers.conversations import create_conversation_tables  # the SDK's session tables
+
+    create_conversation_tables(admin_conninfo, role=app_role)
 
 
 class PostgresMemoryStore(StoreBase):
