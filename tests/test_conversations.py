@@ -140,3 +140,20 @@ async def test_a_memory_store_in_memory_keeps_the_conversation_in_memory():
         session = open_memory(store, "acme", "maya", model=ScriptedModel(["Hi."]), consolidation_model=None)
         await session.run_turn("Hello")
         assert session.session.stored is None and len(await session.session.get_items()) == 2
+
+
+async def test_an_encrypted_conversation_resumes_and_its_file_holds_no_plain_text(tmp_path):
+    conversations = Conversations.sqlite(tmp_path / "c.db", encryption_key="a-course-test-key")
+    with MemoryStore.open(tmp_path / "memory.db", clock=fixed_clock(NOW)) as store:
+        first = open_memory(store, "acme", "maya", model=ScriptedModel(["Noted."]), session_id="trip",
+                            consolidation_model=None, conversations=conversations)
+        await first.run_turn("My partner Alex Xqzorb travels with me.")
+        again = open_memory(store, "acme", "maya", model=ScriptedModel(["Sure."]), session_id="trip",
+                            consolidation_model=None, conversations=conversations)
+        await again.session.load()
+        assert "Xqzorb" in str(await again.session.get_items())
+    assert b"xqzorb" not in stored_bytes_named(tmp_path, "c.db")
+
+
+def stored_bytes_named(folder: Path, prefix: str) -> bytes:
+    return b"".join(p.read_bytes().lower() for p in folder.iterdir() if p.name.startswith(prefix))
