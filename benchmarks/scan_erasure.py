@@ -9,9 +9,12 @@ ends after the erasure: the text must stay gone. Last, what else holds erased wo
 copy of a note forgotten by id, a profile value `forget(matching=)` names, and the user id (raw
 and as the hex the full-text index keys postings by) after `erase_user`. And what repeats the
 erased words: a note's source (the message it came from), the reason given to `forget`, a
-profile value, and an export taken before the erasure, imported after it.
+profile value, and an export taken before the erasure, imported after it. Last, the stored
+conversations (helpers.conversations, the SDK's session tables in "m.db-conversations.db"): a
+turn that said the erased note, in an earlier session, before and after a later session forgets it.
 """
 
+import asyncio
 import sqlite3
 import tempfile
 import threading
@@ -19,6 +22,9 @@ import time
 from pathlib import Path
 
 import helpers.consolidation  # noqa: F401  forget's first call imports it (1-2 s): not what is timed here
+from agents.models.interface import Model
+
+from helpers.lifecycle import open_memory
 from helpers.state import MemoryNote, fixed_clock
 from helpers.store import MemoryStore
 from helpers.write_policy import WritePolicy
@@ -126,9 +132,44 @@ def sources_reasons_and_imports() -> None:
     print(f"store closed: the number in: {holding(folder, 'x9q7-4411')}")
 
 
+class _Echo(Model):
+    """A stand-in model for the scan (no model is needed to store a turn): it answers "Noted."."""
+
+    def stream_response(self, *args, **kwargs):
+        raise NotImplementedError
+
+    async def get_response(self, *args, **kwargs):
+        from agents.items import ModelResponse
+        from agents.usage import Usage
+        from openai.types.responses import ResponseOutputMessage, ResponseOutputText
+
+        text = ResponseOutputText(type="output_text", text="Noted.", annotations=[])
+        message = ResponseOutputMessage(type="message", id="m", role="assistant", status="completed", content=[text])
+        return ModelResponse(output=[message], usage=Usage(requests=1), response_id=None)
+
+
+async def stored_conversation() -> None:
+    from agents import set_tracing_disabled
+
+    set_tracing_disabled(True)
+    folder = Path(tempfile.mkdtemp())
+    store = MemoryStore.open(folder / "m.db", clock=fixed_clock("2026-06-01T09:00:00Z"))
+    first = open_memory(store, "acme", "maya", model=_Echo(), session_id="s1", consolidation_model=None)
+    await first.run_turn("Book me the Xqzorb Lodge's garden wing, as last time.")
+    await first.run_turn("And a taxi from the station.")
+    print(f"stored conversation: after two turns, text in: {holding(folder)}")
+    later = open_memory(store, "acme", "maya", model=_Echo(), session_id="s2", consolidation_model=None)
+    started = time.perf_counter()
+    await later.forget(matching="xqzorb")
+    print(f"  a later session forgets it ({time.perf_counter() - started:.2f} s): text in: {holding(folder)}; "
+          f"taxi turn kept in: {holding(folder, 'taxi from the station')}")
+    store.close()
+
+
 if __name__ == "__main__":
     run("reader ends its read 0.3 s into forget", 0.3)
     run("reader holds its read past forget's 1 s wait", None)
     stale_session()
     copies_profile_and_user_id()
     sources_reasons_and_imports()
+    asyncio.run(stored_conversation())

@@ -147,7 +147,9 @@ class ChatWidget(SnapshotBox):
         self.task: asyncio.Future | None = None  # the turn the Send button started
         self._handle: Any = None  # set by show(): lets the saved view follow the chat
 
-        self.transcript = widgets.HTML(layout={"max_height": "24em", "overflow": "auto"})
+        # column-reverse keeps a scrolled box anchored at its end: the newest message shows without scrolling.
+        self.transcript = widgets.HTML(layout={"max_height": "24em", "overflow": "auto", "display": "flex",
+                                               "flex_flow": "column-reverse"})
         self.transcript.add_class("chat-transcript")
         self.input = widgets.Textarea(placeholder="Message the concierge, e.g. “I always want an aisle seat.”",
                                       layout={"width": "70%", "height": "3.5em"})
@@ -172,8 +174,7 @@ class ChatWidget(SnapshotBox):
         if not message:
             raise ValueError("type a message first")
         tokens = prompt_tokens(self.agent, self.state, message, self.counter)
-        calls = 2 if self.agent.tools else 1
-        estimate = estimate_seconds(tokens, calls=calls) if tokens else None
+        estimate = self.estimate(tokens)
         started = time.perf_counter()
         ticker = asyncio.ensure_future(self._tick(started, tokens, estimate))
         self.button.disabled = True
@@ -189,6 +190,17 @@ class ChatWidget(SnapshotBox):
         if self._handle is not None:
             self._handle.update(self)  # the saved HTML view now includes this exchange
         return turn
+
+    def estimate(self, tokens: int | None, recent: int = 3) -> float | None:
+        """Roughly how long a turn with a `tokens`-token prompt takes, from this chat's own last
+        `recent` turns (seconds per prompt token, as measured here: it follows the machine's load
+        and the prompt cache); before the first turn, from the model's measured speed."""
+        if not tokens:
+            return None
+        timed = [t for t in self.turns[-recent:] if t.prompt_tokens and t.seconds > 0 and not t.error]
+        if timed:
+            return tokens * sum(t.seconds for t in timed) / sum(t.prompt_tokens or 0 for t in timed)
+        return estimate_seconds(tokens, calls=2 if self.agent.tools else 1)
 
     def show(self) -> None:
         """Display the chat so that the notebook's saved view keeps up with it (use instead of `chat`)."""

@@ -162,7 +162,7 @@ def is_near_duplicate(a: str, b: str) -> bool:
     # does another name: "hotels near the old town in Tallinn ..." is not "... in Riga ...".
     names = {n if not n.isascii() else stem(n) for n in _names(a) + _names(b)}
     return (na == nb and ("not" in wa) == ("not" in wb) and not (wa ^ wb) & names
-            and similarity(a, b) >= NEAR_DUPLICATE_THRESHOLD)
+            and hedges(a) == hedges(b) and similarity(a, b) >= NEAR_DUPLICATE_THRESHOLD)
 
 
 def _topic(note: MemoryNote) -> set[str]:
@@ -296,6 +296,34 @@ def _reordered_names(raw_text: str, raw_sources: list[str]) -> list[str]:
             if both and not any(o.index(first) < o.index(second) for o in both):
                 problems.append(f"it puts {first!r} before {second!r}, which no source does")
     return problems
+
+
+# How often, or how firmly, a fact holds: part of the fact. "Usually prefers an aisle seat" is not
+# "Prefers an aisle seat", and "Rarely drinks coffee" is not "Drinks coffee": a merge that drops
+# one of these, or a fold of two notes that differ in them, would change what the user said.
+# Frequency and hedge adverbs form a small closed class; these are the English ones and those of
+# the other languages the merge reads (German, French, Spanish, Italian, Portuguese, Dutch).
+FREQUENCY_WORDS = frozenset("""
+usually mostly sometimes rarely seldom often frequently occasionally always never generally normally
+typically mainly largely primarily ordinarily commonly regularly habitually
+meistens normalerweise gewöhnlich manchmal selten oft häufig immer nie niemals gelegentlich meist
+généralement habituellement normalement souvent parfois rarement toujours jamais quelquefois
+normalmente generalmente habitualmente frecuentemente siempre nunca raramente usualmente
+solitamente spesso sempre mai talvolta geralmente frequentemente
+meestal soms zelden vaak altijd nooit gewoonlijk
+""".split())
+_FREQUENCY_PHRASES = re.compile(
+    r"\b(?:most of the time|now and then|from time to time|every now and again|more often than not"
+    r"|ab und zu|hin und wieder|la plupart du temps|de temps en temps|de temps à autre|a veces|de vez en cuando"
+    r"|rara vez|por lo general|casi siempre|di solito|ogni tanto|a volte|de vez em quando|às vezes)\b")
+
+
+def hedges(text: str) -> set[str]:
+    """The frequency and hedge words of a text (`FREQUENCY_WORDS`, and phrases such as "most of
+    the time"), folded: what a merge must keep and what two duplicates must share."""
+    folded = fold(text)
+    return ({w for w in _ANY_LETTERS.findall(folded) if w in FREQUENCY_WORDS}
+            | set(_FREQUENCY_PHRASES.findall(folded)))
 
 
 def _restricting(text: str) -> set[str]:
@@ -667,11 +695,12 @@ def apply_plan(notes: list[MemoryNote], report: ConsolidationReport, plan: Conso
 
 def _dropped_words(text: str, source: str) -> set[str]:
     """What the source says that `text` does not: its topic words beyond how a fact is stated,
-    its numbers (a budget, a date) and its words in other scripts."""
+    its numbers (a budget, a date), its words in other scripts and its frequency and hedge words
+    ("usually": `hedges`)."""
     text, said = fold(text), fold(source)
     return ((topic_words(said) - topic_words(text) - STATING_WORDS)
             | (_number_runs(said) - _number_runs(text)) | (_other_words(said) - _other_words(text))
-            | (_restricting(said) - _restricting(text)))
+            | (_restricting(said) - _restricting(text)) | (hedges(said) - hedges(text)))
 
 
 def carries(text: str, source: str) -> bool:

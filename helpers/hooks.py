@@ -35,7 +35,7 @@ from helpers.render import (
 )
 from helpers.retrieval import (
     LEFT_OUT_NOT_RECALLED, SEARCH_LIMIT, ScoredNote, latest_user_message, render_retrieved_line,
-    should_retrieve,
+    safety_first, should_retrieve,
 )
 from helpers.state import Clock, MemoryNote, MemoryState, parse_time
 from helpers.tools import MEMORY_TOOL
@@ -49,7 +49,7 @@ SESSION_HEADING = "SESSION memory (this conversation), newest first:"
 HISTORY_HEADING = "Recent history, oldest first:"
 # With retrieval (large memories) the model is told the list is a selection; lines show sources.
 RETRIEVED_HEADING = (
-    "GLOBAL memory retrieved for this message ({shown} of {total} notes), newest first:")
+    "GLOBAL memory retrieved for this message ({shown} of {total} notes), health and safety first, then newest:")
 
 
 # Left-out reason for session notes in Policy(session_notes="after_trim") while the flag is off.
@@ -125,13 +125,14 @@ def _fit_to_budget(budget: ContextBudget, counter: TokenCounter, stable: dict[st
 
 def _retrieve(memory: Any, query: str, policy: Policy, live: list[MemoryNote],
               selected: Selection) -> tuple[Selection, dict[str, ScoredNote]]:
-    """The global notes searched for the message (newest first), and why every other one is out."""
+    """The global notes searched for the message (health and safety first, then newest: see
+    `helpers.retrieval.safety_first`), and why every other one is out."""
     ranking = memory.search_ranking(query, limit=policy.k if policy.k is not None else SEARCH_LIMIT)
     scores = {s.note.id: s for s in ranking.kept + [s for s, _ in ranking.dropped]}
     # A note dated after now is not shown until its date, however well it scores.
     future = {x.note.id for x in selected.left_out if x.reason == DATED_AFTER_NOW}
-    kept = sorted((s.note for s in ranking.kept if s.note.id not in future), key=lambda n: parse_time(n.observed_at),
-                  reverse=True)
+    kept = sorted((s.note for s in ranking.kept if s.note.id not in future),
+                  key=lambda n: (safety_first(n), parse_time(n.observed_at)), reverse=True)
     left = [LeftOut(s.note, f"{why} (score {s.score:.2f})") for s, why in ranking.dropped]
     left += [LeftOut(n, LEFT_OUT_NOT_RECALLED) for n in live if n.id not in scores]
     live_ids = {n.id for n in live}

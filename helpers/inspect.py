@@ -327,12 +327,14 @@ def _tool_calls(result: Any) -> list[str]:
 
 
 async def run_conversation(policy: Policy, messages: Sequence[str], state_factory: Callable[[], MemoryState],
-                           model: Model | None = None) -> RunRecord:
+                           model: Model | None = None,
+                           on_turn: Callable[[int, int, TurnRecord | None], None] | None = None) -> RunRecord:
     """Run the concierge (helpers.concierge) through `messages`, one turn each, on `state_factory()`.
 
     Turns share only the state, so memory is what carries the conversation from turn to
     turn. A turn the agent cannot finish (e.g. too many tool calls) is recorded with its
-    error and the run goes on; other errors propagate.
+    error and the run goes on; other errors propagate. `on_turn(n, total, turn)` is called
+    as turn n (from 1) starts (`turn` None) and as it ends: what a progress line shows.
     """
     if isinstance(messages, str):
         raise TypeError("messages must be a list of user messages, not one string")
@@ -342,7 +344,9 @@ async def run_conversation(policy: Policy, messages: Sequence[str], state_factor
     capture = PromptCapture(agent.instructions)  # type: ignore[arg-type]
     started = time.perf_counter()
     turns: list[TurnRecord] = []
-    for message in messages:
+    for n, message in enumerate(messages, 1):
+        if on_turn is not None:
+            on_turn(n, len(messages), None)
         seen = len(capture.calls)
         try:
             result = await run_turn(agent, state, message, capture=capture)
@@ -350,6 +354,8 @@ async def run_conversation(policy: Policy, messages: Sequence[str], state_factor
         except AgentsException as err:
             turn = TurnRecord(message, "", [], capture.calls[seen:], error=f"{type(err).__name__}: {err}")
         turns.append(turn)
+        if on_turn is not None:
+            on_turn(n, len(messages), turn)
     return RunRecord(policy, turns, state, time.perf_counter() - started, capture)
 
 
@@ -416,6 +422,7 @@ class PolicyEditor(SnapshotBox):
             pane.layout = widgets.Layout(width="50%", padding="0 8px")
         self.button.on_click(self._on_click)
         self.task: asyncio.Future | None = None  # the run the button started
+        self._turn_started = time.perf_counter()
         super().__init__([self.text, widgets.HBox([self.button, self.status]),
                           widgets.HBox([self.previous_pane, self.current_pane])])
         self.add_class("policy-editor")
@@ -427,9 +434,20 @@ class PolicyEditor(SnapshotBox):
 
     async def rerun(self) -> RunRecord:
         """Run the conversation with the edited policy on a fresh state and show it next to the last run."""
-        run = await run_conversation(self.policy(), self.messages, self.state_factory, self.model)
+        run = await run_conversation(self.policy(), self.messages, self.state_factory, self.model,
+                                     on_turn=self._progress)
         self.add_run(run)
         return run
+
+    def _progress(self, n: int, total: int, turn: TurnRecord | None) -> None:
+        """The status line per turn: which turn runs, and how long the last one took."""
+        now = time.perf_counter()
+        if turn is None:
+            done = f" (turn {n - 1} took {now - self._turn_started:.0f} s)" if n > 1 else ""
+            self._turn_started = now
+            self.status.value = f"running turn {n} of {total}{done}…"
+        elif n == total:
+            self.status.value = f"turn {n} of {total} done in {now - self._turn_started:.0f} s"
 
     def add_run(self, run: RunRecord) -> None:
         """Show a run made elsewhere (e.g. by run_conversation) as the latest one."""
@@ -456,7 +474,7 @@ class PolicyEditor(SnapshotBox):
     async def rerun_and_report(self) -> None:
         """What the button does: rerun, and put any error in the status line instead of raising."""
         self.button.disabled = True
-        self.status.value = f"running {len(self.messages)} turn(s)…"
+        self.status.value = f"running turn 1 of {len(self.messages)}…"
         try:
             run = await self.rerun()
             self.status.value = f"done in {run.seconds:.0f} s"

@@ -32,6 +32,7 @@ from pydantic import BaseModel
 from helpers import consolidation
 from helpers.budget import TokenCounter, count_tokens
 from helpers.concierge import make_concierge, run_turn
+from helpers.conversations import Conversations
 from helpers.hooks import CapturedCall, MemoryInstructions, PromptCapture
 from helpers.policy import DEFAULT_POLICY, Policy
 from helpers.state import Clock, LedgerEntry, MemoryNote, MemoryState, parse_time
@@ -271,6 +272,7 @@ class MemorySession:
         self.report: SessionReport | None = None
         self.default_profile: dict[str, Any] | None = None  # what open_memory loaded without a stored one
         self.erasure_mark: Any = None  # the store's erasure mark when this session read its memory
+        self.conversations: Conversations | None = None  # where the user's conversations are kept
 
     @property
     def session_id(self) -> str:
@@ -280,7 +282,7 @@ class MemorySession:
     def clock(self) -> Clock:
         return self.state.clock
 
-    async def _drop_erased(self, words: Iterable[str] = ()) -> None:
+    async def _drop_erased(self, words: Iterable[str] = (), texts: Iterable[str] = ()) -> None:
         """Notes erased from the store since this session loaded or staged them (forget,
         erase_user, an import, through any handle) leave the session too: no later prompt shows
         them, and the store never writes them back. After an erasure the profile and long-term
@@ -291,7 +293,8 @@ class MemorySession:
         its own: a change the app made to `state.profile` is not read over. `words`: what
         `forget(matching=)` asked for, erased from the conversation even if the store held none.
         After `erase_user` the whole conversation goes: its history, and every line of the
-        captured prompts and turn results becomes "[erased]" (counts stay)."""
+        captured prompts and turn results becomes "[erased]" (counts stay). `texts`: what the
+        erased notes said, when the caller read it before the erasure."""
         words = [w for w in words if w]
         mark = self.memory.erasure_mark()
         changed = mark != self.erasure_mark
@@ -308,7 +311,7 @@ class MemorySession:
             self.state.session_notes = [n for n in self.state.session_notes if n.id not in gone]
         # The whole user erased (erase_user is the newest erasure): the conversation goes too.
         everything = isinstance(mark, tuple) and mark[-1] == "erase_user" and changed
-        await self._forget_in_session(Erased(words, [n.text for n in held], gone,
+        await self._forget_in_session(Erased(words, [*texts, *(n.text for n in held)], gone,
                                              audit_id=self.memory._store.audit_id, everything=everything))
 
     async def _forget_in_session(self, erased: Erased) -> None:
@@ -318,12 +321,27 @@ class MemorySession:
         if not erased:
             return
         await self.session.forget(erased.mentions)
+        await self._forget_in_stored(erased)
         memo: dict[int, tuple[Any, Any]] = {}
         for kept in (self.capture.calls, self.turns, self.state.ledger, self.report):
             erased.redacted(kept, memo)
         for instructions in {id(i): i for i in (self.capture.instructions, self.agent.instructions)}.values():
             if isinstance(instructions, MemoryInstructions) and instructions.last is not None:
                 instructions.last = erased.redacted(copy.deepcopy(instructions.last), memo)
+
+    async def _forget_in_stored(self, erased: Erased) -> None:
+        """The user's other stored conversations (ended or not, from any process) lose the same
+        turns and summary lines; the store's files are scrubbed (`Conversations`)."""
+        if self.conversations is None:
+            return
+        tenant, user = self.memory.tenant_id, self.memory.user_id
+        for other in self.conversations.session_ids(tenant, user):
+            if other != self.session_id:
+                # A session that never cuts (max_turns is out of reach) only loads, forgets, saves.
+                stored = CompactingSession(other, "unused", max_turns=2**31, keep_turns=1,
+                                           max_tool_output_chars=None,
+                                           stored=self.conversations.open(tenant, user, other))
+                await stored.forget(erased.mentions)
 
     async def forget(self, note_id: str | None = None, *, matching: str | None = None,
                      reason: str = "user request") -> Erasure:
@@ -338,8 +356,13 @@ class MemorySession:
         each line that mentions it becomes "[erased]", an erased note's text becomes "[erased]"
         and its id the keyed id of its audit row; turn numbers, call counts and token counts
         stay, so the inspector still shows that a call happened and what it cost."""
+        # What the erased notes said, read before they go: the user's other stored conversations
+        # (which this session never loaded) are searched for it too.
+        before = {n.id: n.text for n in [*self.memory.staged_notes(), *self.memory.active_notes()]}
         erased = self.memory.forget(note_id, matching=matching, reason=reason)
-        await self._drop_erased([matching] if matching else [])
+        kept = {n.id for n in [*self.memory.staged_notes(), *self.memory.active_notes()]}
+        await self._drop_erased([matching] if matching else [],
+                                [text for i, text in before.items() if i not in kept])
         return erased
 
     async def run_turn(self, message: str) -> TurnResult:
@@ -348,6 +371,7 @@ class MemorySession:
             raise RuntimeError(
                 f"session {self.session_id} has ended; open_memory() starts the next one"
             )
+        await self.session.load()  # a stored conversation resumes (its turns and trim state)
         await self._drop_erased()
         started, calls_before = time.perf_counter(), len(self.capture.calls)
         notes_before, ledger_before = len(self.state.session_notes), len(self.state.ledger)
@@ -450,6 +474,7 @@ def open_memory(
     capture: PromptCapture | None = None,
     counter: TokenCounter = count_tokens,
     max_model_calls: int = 6,
+    conversations: Conversations | str | None = "beside the store",
 ) -> MemorySession:
     """Open one user's memory for a new session.
 
@@ -466,6 +491,10 @@ def open_memory(
         or another model.
     capture: a PromptCapture to continue (turn numbers go on from its last turn).
     max_model_calls: per turn (the SDK's max_turns); a tool call and the answer are two.
+    conversations: where the conversation is kept (`helpers.conversations.Conversations`); by
+        default an SDK session beside the store (none for a ":memory:" store); None: in memory
+        only. Opening a `session_id` again, after a restart too, resumes its conversation, its
+        staged notes and its trim state.
     """
     if clock is not None and clock is not store.clock:
         raise ValueError(
@@ -480,6 +509,13 @@ def open_memory(
     session_id = session_id or f"session:{store.clock().strftime('%Y-%m-%dT%H:%M:%S')}"
     state = memory.load_state(default_profile, session_id=session_id)
     state.clock = store.clock
+    if session_id in memory.pending_sessions():  # a session reopened: its staged notes come back
+        state.session_notes = memory.staged_notes(session_id)
+    if conversations == "beside the store":
+        conversations = Conversations.beside(store)
+    if isinstance(conversations, str):
+        raise ValueError(f"conversations: a Conversations, None or the default, got {conversations!r}")
+    stored = conversations.open(tenant_id, user_id, session_id) if conversations is not None else None
     if write_policy is not None:
         state.write_policy = write_policy  # the capture tool and consolidation read it
     capture = capture if capture is not None else PromptCapture()
@@ -496,6 +532,7 @@ def open_memory(
             max_turns=max_turns_kept,
             state=state,
             max_tool_output_chars=max_tool_output_chars,
+            stored=stored,
         )
     else:
         session = CompactingSession(
@@ -505,6 +542,7 @@ def open_memory(
             keep_turns=max(1, min(3, max_turns_kept - 1)),
             state=state,
             max_tool_output_chars=max_tool_output_chars,
+            stored=stored,
         )
     run_config = RunConfig(
         tracing_disabled=True,
@@ -529,6 +567,7 @@ def open_memory(
         max_model_calls=max_model_calls,
     )
     opened.default_profile, opened.erasure_mark = default_profile, mark
+    opened.conversations = conversations
     return opened
 
 

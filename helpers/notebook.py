@@ -212,7 +212,22 @@ def copy_course(dest: str | Path | None = None, source: str | Path | None = None
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(notebook, target)
             copied.append(target)
+    trust(copied)
     return copied
+
+
+def trust(notebooks: list[Path]) -> None:
+    """Sign the course's own notebooks as trusted (what `jupyter trust` does), so JupyterLab does
+    not report each one as "not trusted" when it opens: their committed outputs are the course's."""
+    import nbformat
+    from nbformat.sign import NotebookNotary
+
+    notary = NotebookNotary()
+    for path in notebooks:
+        try:
+            notary.sign(nbformat.read(path, as_version=4))
+        except (OSError, ValueError):  # not a notebook JupyterLab could open either: nothing to trust
+            continue
 
 
 def working_copy(dest: Path) -> None:
@@ -334,10 +349,13 @@ def lab(dest: Path, jupyter_args: list[str], *, jupyter: list[str] | None = None
             print(f"Model server ready at {server.url} in {server.seconds:.0f} s "
                   f"(stops with JupyterLab; log: {server.log}).")
     print("Starting JupyterLab; open the URL with the token below (Ctrl-C twice to stop).", flush=True)
-    first = [str(p) for p in sorted(dest.glob("*.ipynb"))[:1]]  # 00_setup.ipynb opens first
+    # The printed URL opens notebook 00 (JupyterLab prints its default URL, with the token).
+    first = [f"--LabApp.default_url=/lab/tree/{p.name}" for p in sorted(dest.glob("*.ipynb"))[:1]]
+    # Kernels get CurveZMQ keys (the kernelspec supports them): their traffic is encrypted, and no
+    # kernel prints "running over TCP without encryption".
     command = [*(jupyter or [sys.executable, "-m", "jupyter", "lab"]), *first,
                f"--ServerApp.root_dir={dest}", "--log-level=WARN", "--LabApp.log_level=WARN",
-               *jupyter_args]
+               "--KernelManager.transport_encryption=auto", *jupyter_args]
     try:
         running = subprocess.Popen(command, env=env)
         # Asked to stop (kill, a closed terminal): JupyterLab stops first, then the model server.

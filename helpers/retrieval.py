@@ -5,7 +5,14 @@ The pipeline, after the design notes (each step lives in one place):
     tenant/user filter (in the SQL of the store)  ->  kind and time filter (SQL: live notes only)
     ->  full-text recall (SQLite FTS5, or PostgreSQL tsvector)  ->  de-duplication
     ->  rerank by relevance (BM25 over the user's own notes), recency, confidence (`WEIGHTS`)
+    ->  safety first (`safety_first`: a health or safety note the request concerns comes first)
     ->  threshold  ->  limit  ->  the token budget (helpers.budget)  ->  inject with the source.
+
+Safety first is a rule on the note's own signal, not on its words: a note stored with
+sensitivity "restricted" (health, safety and other special-category facts: an allergy, a
+medication, a disability) outranks every convenience note that the request concerns as much,
+however new the other note is, and is not cut by the score threshold for being old. Notebook 10
+teaches why: for "Please order my meal" the allergy must come before the aisle seat.
 
 A store backend only recalls: `UserMemory.search` (SQLite) and `PostgresUserMemory.search`
 run the filtered full-text query and hand the candidates to `rank`, so both backends
@@ -18,7 +25,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -140,6 +147,15 @@ def term_weights(text: str) -> dict[str, float]:
 
 # -- ranking --------------------------------------------------------------------------------
 
+SAFETY_SENSITIVITY = "restricted"  # the note's signal that it is about health or safety
+
+
+def safety_first(note: MemoryNote) -> int:
+    """A note's tier before its score: 1 for a health or safety note (sensitivity "restricted"),
+    0 for the rest. `rank(priority=...)` takes any such function (an app may tier by kind too)."""
+    return 1 if note.sensitivity == SAFETY_SENSITIVITY else 0
+
+
 
 @dataclass(frozen=True)
 class ScoredNote:
@@ -230,10 +246,14 @@ def rank(
     threshold: float = THRESHOLD,
     weights: RankWeights = WEIGHTS,
     min_relevance: float = MIN_RELEVANCE,
+    priority: Callable[[MemoryNote], int] = safety_first,
 ) -> Ranking:
     """Score the recalled `notes` for `query`, dedupe, threshold and cut; the best note comes first.
 
     `total_notes` is how many live notes the user has (for BM25's document frequencies).
+    `priority` tiers the notes before their score (`safety_first`): a note of a higher tier that
+    the request concerns (relevance at least `min_relevance`) comes before every note of a lower
+    one and is kept below the score threshold too; the limit still applies.
     """
     if limit < 0:
         raise ValueError(f"limit must be a non-negative number of notes, got {limit!r}")
@@ -249,13 +269,14 @@ def rank(
         scored.append(ScoredNote(note, round(total, 6), rel, rec, conf, text_score))
     # Ties break on the newest note, then the id, so the order never depends on the backend.
     scored.sort(key=lambda s: s.note.id, reverse=True)
-    scored.sort(key=lambda s: (s.score, parse_time(s.note.observed_at)), reverse=True)
+    scored.sort(key=lambda s: (s.relevance >= min_relevance and priority(s.note), s.score,
+                               parse_time(s.note.observed_at)), reverse=True)
     ranking, seen = Ranking([]), set()
     for s in scored:
         same = _same_text(s.note)
         if same in seen:
             ranking.dropped.append((s, LEFT_OUT_DUPLICATE))
-        elif s.score < threshold or s.relevance < min_relevance:
+        elif s.relevance < min_relevance or (s.score < threshold and not priority(s.note)):
             ranking.dropped.append((s, LEFT_OUT_BELOW_THRESHOLD))
         elif len(ranking.kept) >= limit:
             ranking.dropped.append((s, LEFT_OUT_BEYOND_LIMIT))
@@ -312,6 +333,7 @@ __all__ = [
     "RETRIEVE_ABOVE_TOKENS",
     "RankWeights",
     "Ranking",
+    "SAFETY_SENSITIVITY",
     "SEARCH_LIMIT",
     "SYNONYM_WEIGHT",
     "bm25",
@@ -322,6 +344,7 @@ __all__ = [
     "latest_user_message",
     "query_terms",
     "rank",
+    "safety_first",
     "term_weights",
     "recency",
     "render_retrieved_line",

@@ -221,6 +221,9 @@ def create_schema(
             )
             conn.execute(sql.SQL("GRANT USAGE ON SEQUENCE audit_seq_seq TO {}").format(role))
             conn.execute(sql.SQL("GRANT SELECT, INSERT ON store_key TO {}").format(role))
+    from helpers.conversations import create_conversation_tables  # the SDK's session tables
+
+    create_conversation_tables(admin_conninfo, role=app_role)
 
 
 class PostgresMemoryStore(StoreBase):

@@ -36,6 +36,7 @@ from agents.models.interface import Model
 from agents.run_config import CallModelData, ModelInputData
 from pydantic import BaseModel, Field
 
+from helpers.conversations import StoredConversation
 from helpers.render import inline
 from helpers.state import MemoryState
 from helpers.text import NEGATIONS, STOPWORDS, stem
@@ -190,22 +191,65 @@ class _BoundedSession:
 
     session_settings = None  # the Session protocol's optional settings; limits are ours
 
-    def __init__(self, session_id: str, *, state: MemoryState | None, max_tool_output_chars: int | None):
+    def __init__(self, session_id: str, *, state: MemoryState | None, max_tool_output_chars: int | None,
+                 stored: StoredConversation | None = None):
         if max_tool_output_chars is not None:
             truncate_tool_output("", max_tool_output_chars)  # validate early
         self.session_id = session_id
         self.state = state
         self.max_tool_output_chars = max_tool_output_chars
+        self.stored = stored
         self.events: list[TrimEvent] = []
         self._items: list[dict] = []
+        self._loaded = stored is None
         self._lock = asyncio.Lock()
+
+    async def load(self) -> None:
+        """Read a stored conversation back (its items and trim state) once, before its first use:
+        after a restart the same session id resumes where it was."""
+        async with self._lock:
+            await self._load()
+
+    async def _load(self) -> None:
+        if self._loaded or self.stored is None:
+            return
+        self._loaded = True
+        self._items = await self.stored.get_items() + self._items
+        saved = await self.stored.read_state()
+        if saved:
+            self._restore(saved)
+
+    def _dump(self) -> dict[str, Any]:
+        """The trim state a restart must keep (subclasses add theirs)."""
+        return {"events": [[e.dropped_items, e.dropped_turns, e.reason] for e in self.events],
+                "turn_index": self.state.turn_index if self.state is not None else 0}
+
+    def _restore(self, saved: dict[str, Any]) -> None:
+        self.events = [TrimEvent(*e) for e in saved.get("events", [])]
+        if self.state is not None:
+            self.state.turn_index = max(self.state.turn_index, int(saved.get("turn_index", 0)))
+
+    async def _save(self, *, added: list[dict] | None = None, erased: bool = False) -> None:
+        """Write what changed to the stored conversation: `added` items, or (after a cut or an
+        erasure) the whole list; then the trim state."""
+        if self.stored is None:
+            return
+        if added is not None:
+            await self.stored.append(added)
+        else:
+            await self.stored.replace(self._items, erased=erased)
+        await self.stored.write_state(self._dump())
 
     async def get_items(self, limit: int | None = None, wrapper: Any = None) -> list[dict]:
         async with self._lock:
+            await self._load()
+            before = len(self._items), len(self.events)
             self._items, orphans = drop_orphan_outputs(self._items)
             if orphans:
                 self._record(TrimEvent(orphans, 0, "tool output without its call"), wrapper)
             await self._bound(wrapper)
+            if (len(self._items), len(self.events)) != before:
+                await self._save()
             items = copy.deepcopy(self._items)
         if limit is None:
             return items
@@ -215,15 +259,23 @@ class _BoundedSession:
         if self.max_tool_output_chars is not None:
             items = truncate_tool_outputs(items, self.max_tool_output_chars)
         async with self._lock:
-            self._items.extend(copy.deepcopy(list(items)))
+            await self._load()
+            added = copy.deepcopy(list(items))
+            self._items.extend(added)
+            await self._save(added=added)
 
     async def pop_item(self, wrapper: Any = None) -> dict | None:
         async with self._lock:
-            return self._items.pop() if self._items else None
+            await self._load()
+            item = self._items.pop() if self._items else None
+            await self._save()
+            return item
 
     async def clear_session(self, wrapper: Any = None) -> None:
         async with self._lock:
+            self._loaded = True
             self._items.clear()
+            await self._save(erased=True)
 
     async def forget(self, mentions: Callable[[str], bool]) -> int:
         """Erase from this conversation what `mentions` (called with an item's `item_text`, or a
@@ -232,16 +284,21 @@ class _BoundedSession:
         leftover item before the first turn. A compaction summary keeps its other lines (see
         `CompactingSession`). Returns how many items went; never calls a model."""
         async with self._lock:
+            await self._load()
             preamble, turns = split_turns(self._items)
             said = lambda item: mentions(item_text(item))  # noqa: E731
             kept = [i for i in preamble if is_summary_item(i) or not said(i)]
             kept += [i for turn in turns if not any(said(item) for item in turn) for i in turn]
             dropped, self._items = len(self._items) - len(kept), kept
-            self._forget_in_summary(mentions)
+            summarized = self._forget_in_summary(mentions)
+            if dropped or summarized:
+                await self._save(erased=True)
         return dropped
 
-    def _forget_in_summary(self, mentions: Callable[[str], bool]) -> None:
-        """A session with a summary of earlier turns erases in it too (called holding the lock)."""
+    def _forget_in_summary(self, mentions: Callable[[str], bool]) -> bool:
+        """A session with a summary of earlier turns erases in it too (called holding the lock);
+        True when the summary changed."""
+        return False
 
     async def _bound(self, wrapper: Any) -> None:
         raise NotImplementedError
@@ -263,10 +320,10 @@ class TrimmingSession(_BoundedSession):
     """
 
     def __init__(self, session_id: str, max_turns: int = 8, *, state: MemoryState | None = None,
-                 max_tool_output_chars: int | None = 4000):
+                 max_tool_output_chars: int | None = 4000, stored: StoredConversation | None = None):
         if max_turns < 1:
             raise ValueError(f"max_turns must be at least 1, got {max_turns}")
-        super().__init__(session_id, state=state, max_tool_output_chars=max_tool_output_chars)
+        super().__init__(session_id, state=state, max_tool_output_chars=max_tool_output_chars, stored=stored)
         self.max_turns = max_turns
 
     async def _bound(self, wrapper: Any) -> None:
@@ -542,10 +599,11 @@ class CompactingSession(_BoundedSession):
 
     def __init__(self, session_id: str, model: Model | str, max_turns: int = 8, keep_turns: int = 3, *,
                  state: MemoryState | None = None, timeout_s: float | None = 120.0,
-                 max_tool_output_chars: int | None = 4000, instructions: str = COMPACTION_INSTRUCTIONS):
+                 max_tool_output_chars: int | None = 4000, instructions: str = COMPACTION_INSTRUCTIONS,
+                 stored: StoredConversation | None = None):
         if not 1 <= keep_turns < max_turns:
             raise ValueError(f"need 1 <= keep_turns < max_turns, got keep_turns={keep_turns}, max_turns={max_turns}")
-        super().__init__(session_id, state=state, max_tool_output_chars=max_tool_output_chars)
+        super().__init__(session_id, state=state, max_tool_output_chars=max_tool_output_chars, stored=stored)
         self.max_turns, self.keep_turns, self.timeout_s = max_turns, keep_turns, timeout_s
         self.summarizer = Agent(name="compactor", instructions=instructions, model=model,
                                 output_type=_ModelSummary)
@@ -554,8 +612,8 @@ class CompactingSession(_BoundedSession):
         self.compacted_turns = 0  # user turns folded into the summary so far
 
     async def clear_session(self, wrapper: Any = None) -> None:
-        await super().clear_session(wrapper)
         self.summary, self.summary_source, self.compacted_turns = None, None, 0
+        await super().clear_session(wrapper)
 
     async def _bound(self, wrapper: Any) -> None:
         preamble, turns = split_turns(self._items)
@@ -587,13 +645,25 @@ class CompactingSession(_BoundedSession):
             reason = f"fallback: {type(error).__name__}"
             return fallback_summary(items, first_turn, previous=self.summary), reason
 
-    def _forget_in_summary(self, mentions: Callable[[str], bool]) -> None:
+    def _forget_in_summary(self, mentions: Callable[[str], bool]) -> bool:
         """The summary loses the lines that mention what was erased (`forget_in_summary`), and the
         summary message at the head of history is written again from it."""
         if self.summary is None:
-            return
-        self.summary = forget_in_summary(self.summary, mentions)
+            return False
+        before, self.summary = self.summary, forget_in_summary(self.summary, mentions)
         self._items = [self._summary_item() if is_summary_item(i) else i for i in self._items]
+        return self.summary != before
+
+    def _dump(self) -> dict[str, Any]:
+        return {**super()._dump(), "summary": self.summary.model_dump() if self.summary else None,
+                "summary_source": self.summary_source, "compacted_turns": self.compacted_turns}
+
+    def _restore(self, saved: dict[str, Any]) -> None:
+        super()._restore(saved)
+        summary = saved.get("summary")
+        self.summary = CompactionSummary.model_validate(summary) if summary else None
+        self.summary_source = saved.get("summary_source")
+        self.compacted_turns = int(saved.get("compacted_turns", 0))
 
     def _summary_item(self) -> dict:
         header = (f"Summary of turns 1-{self.compacted_turns} of this conversation; their messages "

@@ -124,7 +124,7 @@ def lab(tmp_path, request):
             model_server.stop()
 
 
-KERNEL_STATUS = "() => window.jupyterapp.shell.currentWidget?.sessionContext?.session?.kernel?.status"
+KERNEL_STATUS = "() => window.jupyterapp?.shell.currentWidget?.sessionContext?.session?.kernel?.status"
 ALL_CELLS_RAN = ("[...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]"
                  ".every(p => /\\[\\d+\\]/.test(p.innerText))")
 
@@ -228,6 +228,44 @@ def test_chat_widget_answers_a_typed_message_and_shows_the_exact_prompt(lab, tmp
             assert "Maya Chen" in prompt.inner_text()  # the example user's profile, injected
             chat.scroll_into_view_if_needed()
             page.screenshot(path=str(screenshot))
+        finally:
+            browser.close()
+    assert screenshot.stat().st_size > 10_000
+
+
+@pytest.mark.parametrize("lab", [CHAT_NOTEBOOK], indirect=True)
+def test_chat_shows_the_second_answer_without_scrolling(lab, tmp_path):
+    screenshot = Path(os.environ.get("CHAT_SCROLL_SCREENSHOT", tmp_path / "chat-scroll.png"))
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch_persistent_context(
+            str(tmp_path / "chromium"), executable_path=str(CHROMIUM), headless=True, args=FLAGS,
+            viewport={"width": 900, "height": 1100})  # narrow: two exchanges outgrow the 24em box
+        try:
+            page = run_all(browser, lab)
+            chat = page.locator(".jupyter-widgets.chat-widget")
+            transcript = chat.locator(".chat-transcript")
+            for n, message in enumerate(["I always want an aisle seat on long flights, I am vegetarian, I travel with "
+                                         "my partner Alex, and I like hotels near the old town with a quiet room.",
+                                         "Which seat and which meal should you book for me?"], 1):
+                chat.locator(".chat-input textarea").fill(message)
+                chat.locator("button.chat-send").click()
+                status = chat.locator(".chat-status")
+                page.wait_for_function(  # the turn ends: its answer shows, or an error in the status line
+                    "([el, status, n]) => el.querySelectorAll('.chat-answer').length >= n"
+                    " || status.innerText.includes('Error')",
+                    arg=[transcript.element_handle(), status.element_handle(), n], timeout=RUN_ALL_SECONDS * 1000)
+                assert transcript.locator(".chat-answer").count() == n, status.inner_text()
+            # The newest answer lies inside the transcript's visible box, with no scrolling by the reader.
+            box = transcript.evaluate("""el => {
+                const answers = el.querySelectorAll('.chat-answer');
+                const last = answers[answers.length - 1].getBoundingClientRect(), view = el.getBoundingClientRect();
+                return {top: last.top - view.top, bottom: view.bottom - last.bottom,
+                        overflowing: el.scrollHeight > el.clientHeight};
+            }""")
+            page.locator(".chat-transcript").last.scroll_into_view_if_needed()  # the page, not the box
+            page.screenshot(path=str(screenshot))
+            assert box["overflowing"], "the two exchanges should outgrow the 24em box for this test to mean anything"
+            assert box["top"] >= -1 and box["bottom"] >= -1, box
         finally:
             browser.close()
     assert screenshot.stat().st_size > 10_000

@@ -87,3 +87,19 @@ def test_widgets_carry_an_html_snapshot_for_a_notebook_opened_before_it_runs():
     assert "Lisbon." in bundle["text/html"] and "exact prompt" in bundle["text/html"]
     inspector_html = chat.inspector._repr_mimebundle_()["text/html"]
     assert "&lt;memory_policy&gt;" in inspector_html and "turn 1" in inspector_html
+
+
+async def test_the_estimate_follows_this_chats_own_measured_turns():
+    chat = ChatWidget(fresh_state(), model=ScriptedModel(["One.", "Two."]))
+    assert chat.estimate(1000) is None  # no measured speed yet (a scripted model reports none)
+    await chat.send("Hello")
+    turn = chat.turns[-1]
+    turn.seconds, turn.prompt_tokens = 20.0, 1000  # as if this machine took 20 s for 1,000 tokens
+    assert chat.estimate(1500) == 30.0  # 20 ms a token, as measured in this chat
+    assert chat.estimate(None) is None
+
+
+def test_the_transcript_is_anchored_at_its_newest_message():
+    chat = ChatWidget(fresh_state(), model=ScriptedModel([]))
+    layout = chat.transcript.layout
+    assert layout.overflow == "auto" and layout.display == "flex" and layout.flex_flow == "column-reverse"

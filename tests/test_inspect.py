@@ -221,3 +221,18 @@ def test_load_conversation_takes_the_user_side_of_a_scripted_session(tmp_path, m
     monkeypatch.setattr("helpers.inspect.data_dir", lambda: tmp_path)
     with pytest.raises(ValueError, match="'user' each"):
         load_conversation("broken")
+
+
+async def test_policy_editor_shows_which_turn_runs_while_it_runs():
+    seen = []
+
+    def answer(label):
+        return lambda *_: seen.append(editor.status.value) or label
+
+    editor = PolicyEditor(fresh_state, ["hi", "and again", "bye"],
+                          model=ScriptedModel([answer("one"), answer("two"), answer("three")]))
+    editor.button.click()
+    await editor.task
+    assert seen[0] == "running turn 1 of 3…"
+    assert seen[1].startswith("running turn 2 of 3 (turn 1 took") and seen[2].startswith("running turn 3 of 3")
+    assert editor.status.value.startswith("done in")

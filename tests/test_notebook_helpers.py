@@ -182,6 +182,7 @@ def test_lab_points_jupyter_at_the_shared_server_and_stops_it_after(tmp_path, mo
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("AGENT_MEMORY_LLM_URL", raising=False)
     monkeypatch.setenv("AGENT_MEMORY_CACHE", str(tmp_path / "cache"))  # the server's log goes there
+    monkeypatch.setenv("JUPYTER_DATA_DIR", str(tmp_path / "jupyter"))  # the trust database of this test
     handlers = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}
     seen = tmp_path / "jupyter-saw.txt"
     fake_jupyter = [sys.executable, "-c", "import os, sys; open(sys.argv[1], 'w').write("
@@ -195,8 +196,15 @@ def test_lab_points_jupyter_at_the_shared_server_and_stops_it_after(tmp_path, mo
             signal.signal(stop, handler)
     assert code == 0
     assert seen.read_text().startswith("http://127.0.0.1:9 ")  # every kernel inherits the URL
-    assert "course/00_setup.ipynb --ServerApp.root_dir=" in seen.read_text()
+    # The printed URL opens notebook 00; kernels get CurveZMQ keys (no "without encryption" line).
+    assert "--LabApp.default_url=/lab/tree/00_setup.ipynb --ServerApp.root_dir=" in seen.read_text()
+    assert "--KernelManager.transport_encryption=auto" in seen.read_text()
     assert seen.read_text().endswith("--allow-root")
+    import nbformat
+    from nbformat.sign import NotebookNotary
+
+    copied = nbformat.read(tmp_path / "course" / "00_setup.ipynb", as_version=4)
+    assert NotebookNotary().check_signature(copied)  # trusted: JupyterLab says nothing of it
     shown = capsys.readouterr().out
     assert "Model server ready at http://127.0.0.1:9" in shown and shown.rstrip().endswith("Model server stopped.")
 

@@ -17,8 +17,8 @@ def code_cells(path):
     return [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
 
 
-def test_there_are_eleven_chapters_each_with_a_solutions_notebook():
-    assert len(NOTEBOOKS) == 11
+def test_there_are_twelve_chapters_each_with_a_solutions_notebook():
+    assert len(NOTEBOOKS) == 12
     assert sorted(p.name for p in SOLUTIONS.glob("*.ipynb")) == [f"{p.name[:2]}_solutions.ipynb" for p in NOTEBOOKS]
 
 
