@@ -86,7 +86,7 @@ def measured_speed() -> tuple[float, float] | None:
     """
     from helpers import llm
 
-    loaded = getattr(llm, "_embedded", None)  # never load the model just to estimate
+    loaded = getattr(llm.engine, "_embedded", None)  # never load the model just to estimate
     history = getattr(loaded, "history", None) or []
     read = sum(r.prompt_tokens for r in history), sum(r.prompt_seconds for r in history)
     wrote = sum(r.completion_tokens for r in history), sum(r.generation_seconds for r in history)

@@ -268,9 +268,9 @@ def test_custom_gguf_with_wrong_hash_never_reaches_llama_cpp(tmp_path, monkeypat
     bad.write_bytes(b"GGUF" + b"x" * 64)
     monkeypatch.setenv("AGENT_MEMORY_GGUF", str(bad))
     monkeypatch.setenv("AGENT_MEMORY_GGUF_SHA256", "1" * 64)
-    monkeypatch.setattr(llm, "_embedded", None)
+    monkeypatch.setattr(llm.engine, "_embedded", None)
     reached = []
-    monkeypatch.setattr(llm, "EmbeddedLLM", lambda *a, **k: reached.append(a))
+    monkeypatch.setattr(llm.engine, "EmbeddedLLM", lambda *a, **k: reached.append(a))
     with pytest.raises(ModelFileError, match="sha256"):
         llm.embedded_llm()  # the path that loads the model: verify, then EmbeddedLLM
     assert reached == []
@@ -505,7 +505,7 @@ def test_a_running_model_server_is_used_over_loopback(monkeypatch):
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}"
         monkeypatch.setenv("AGENT_MEMORY_LLM_URL", url)
-        monkeypatch.setattr(llm, "_embedded", None)
+        monkeypatch.setattr(llm.engine, "_embedded", None)
         backend = llm.active_backend()
         assert backend.model_name == "qwen2.5-coder-1.5b" and url in backend.reason
         engine = llm.embedded_llm()

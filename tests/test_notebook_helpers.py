@@ -58,11 +58,11 @@ def test_estimates_come_from_this_process_measured_speed_and_never_load_the_mode
     from helpers import llm
     from helpers.notebook import estimate_seconds, measured_speed
 
-    monkeypatch.setattr(llm, "_embedded", None)
+    monkeypatch.setattr(llm.engine, "_embedded", None)
     assert measured_speed() is None and estimate_seconds(500) is None
-    assert llm._embedded is None  # asking did not load the model
+    assert llm.engine._embedded is None  # asking did not load the model
     record = SimpleNamespace(prompt_tokens=100, completion_tokens=20, prompt_seconds=2.0, generation_seconds=1.0)
-    monkeypatch.setattr(llm, "_embedded", SimpleNamespace(history=[record]))
+    monkeypatch.setattr(llm.engine, "_embedded", SimpleNamespace(history=[record]))
     assert measured_speed() == (50.0, 20.0)
     assert estimate_seconds(500, calls=2, output_tokens=60) == 2 * 500 / 50 + 60 / 20
 
