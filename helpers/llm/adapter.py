@@ -26,7 +26,9 @@ from helpers.llm.capture import DEFAULT_CAPTURE, CaptureQuestion, capture_stage
 from helpers.llm.engine import DEFAULT_SEED, CompletionRecord, EmbeddedLLM, embedded_llm
 from helpers.llm.grammar import ParsedOutput, build_grammar, parse_output, schema_problem, without_titles
 from helpers.llm.guards import invented_urls, narration_stop, ungrounded, unmade_call, whole_sentences
+from helpers.llm.router import DEFAULT_ROUTER, RECALL, REMEMBER, Route, Router, acknowledge_saves
 from helpers.llm.turn import SYSTEM_MARK, call_key, calls_this_turn, last_user_index, stable_first, text_of, trailing_results
+from helpers.recall import RECALL_TOOL
 from helpers.tools import MEMORY_TOOL
 from helpers.words import repeats_message
 
@@ -104,7 +106,8 @@ class LocalModel(Model):
                  memory_tool: str = MEMORY_TOOL, capture: CaptureQuestion | None = DEFAULT_CAPTURE,
                  turn_nudge: str | None = TURN_NUDGE, answer_nudge: str | None = ANSWER_NUDGE,
                  echo_nudge: str | None = ECHO_NUDGE, grounded_nudge: str = GROUNDED_NUDGE,
-                 data_tools: frozenset[str] = frozenset()):
+                 data_tools: frozenset[str] = frozenset(), router: Router | None = DEFAULT_ROUTER,
+                 recall_tool: str = RECALL_TOOL):
         self._llm = llm
         self.name = name
         self.max_tokens = max_tokens
@@ -120,7 +123,11 @@ class LocalModel(Model):
         self.echo_nudge = echo_nudge
         self.grounded_nudge = grounded_nudge
         self.data_tools = data_tools
-        self._held: tuple[frozenset[str], str] | None = None  # (save call ids, the answer they precede)
+        self.router = router
+        self.recall_tool = recall_tool
+        self.routes: list[Route] = []  # what the router chose, turn by turn (notebook 00 prints them)
+        # (save call ids, the answer they precede; None: acknowledge the saves from their results)
+        self._held: tuple[frozenset[str], str | None] | None = None
         self._call_ids = itertools.count(1)
         self.problems: list[str] = []  # invalid or repeated calls that were recovered from
         if not os.environ.get("OPENAI_API_KEY"):
@@ -201,6 +208,12 @@ class LocalModel(Model):
             usage.add(_usage(record))
             made = made + [call_key(name, arguments) for name, arguments in saves]
             room -= len(saves)
+
+        # Decide, then act: at a turn's start, when searches are offered, the router chooses.
+        searches = [t for t in offered if t["function"]["name"] not in (self.memory_tool, self.recall_tool)]
+        if (self.router is not None and schema is None and choice not in ("none", "required") and room > 0
+                and stage is not None and not stage[1] and searches):
+            return self._routed(messages, offered, searches, schemas, saves, said, options, usage)
 
         # After a tool result, a tool already called this turn is not offered again (small models
         # otherwise re-emit the search they just made instead of reading its result), except the
@@ -303,7 +316,8 @@ class LocalModel(Model):
             content=[ResponseOutputText(type="output_text", text=text, annotations=[])])
 
     def _take_held(self, messages: list[dict[str, Any]]) -> str | None:
-        """The held answer, if these messages end with the results of exactly its saves."""
+        """The held answer, if these messages end with the results of exactly its saves (for a
+        turn that only told us something: the saves' acknowledgement, composed from their results)."""
         held, self._held = self._held, None
         if held is None:
             return None
@@ -312,7 +326,77 @@ class LocalModel(Model):
             return None
         caller, results = last
         asked = {c.get("id") for c in caller.get("tool_calls") or []}
-        return text if asked == ids and {m.get("tool_call_id") for m in results} == ids else None
+        if asked != ids or {m.get("tool_call_id") for m in results} != ids:
+            return None
+        return text if text is not None else acknowledge_saves([text_of(m.get("content")) for m in results])
+
+    # ----------------------------------------------------------------------- decide, then act
+
+    def _routed(self, messages: list[dict[str, Any]], offered: list[dict[str, Any]],
+                searches: list[dict[str, Any]], schemas: dict[str, Any], saves: list[tuple[str, dict[str, Any]]],
+                said: str, options: dict[str, Any], usage: Usage) -> ModelResponse:
+        """A turn's first response when searches are offered: route, then do only what was asked.
+
+        A search route: that tool's arguments, filled by the model under its schema grammar (code
+        completes the rest from memory when the tool runs). RECALL: the recall tool with the
+        user's question (no completion). REMEMBER: the capture's saves, then their acknowledgement.
+        Anything else, or a search whose arguments could not be read: prose without tools.
+        """
+        route = self._route(messages, offered, searches, options, usage)
+        calls = list(saves)
+        if route.is_search and (call := self._arguments(messages, offered, route.kind, schemas, options, usage)):
+            calls.append(call)
+        elif route.kind == RECALL and self.recall_tool in schemas:
+            calls.append((self.recall_tool, {"question": said}))
+        elif route.kind == REMEMBER and saves:
+            held: list[Any] = [self._call(name, arguments) for name, arguments in saves]
+            self._held = (frozenset(c.call_id for c in held), None)
+            return ModelResponse(output=held, usage=usage, response_id=None)
+        if len(calls) > len(saves):
+            acting: list[Any] = [self._call(n, a) for n, a in calls]
+            return ModelResponse(output=acting, usage=usage, response_id=None)
+        text = self._prose(messages, offered, options, usage)
+        output: list[Any] = [self._call(name, arguments) for name, arguments in saves]
+        if saves:  # the SDK runs the saves, then asks again: the answer is held until then
+            self._held = (frozenset(call.call_id for call in output), text)
+        else:
+            output.append(self._message(text))
+        return ModelResponse(output=output, usage=usage, response_id=None)
+
+    def _route(self, messages: list[dict[str, Any]], offered: list[dict[str, Any]],
+               searches: list[dict[str, Any]], options: dict[str, Any], usage: Usage) -> Route:
+        """Step 1: one short completion, limited by the grammar to the route words."""
+        assert self.router is not None
+        prompt_text = self.render(messages + _line(self.router.line(searches)), offered)
+        record = self.llm.complete(prompt_text, grammar=self.router.grammar(searches),
+                                   **{**options, "max_tokens": self.router.max_tokens})
+        usage.add(_usage(record))
+        route = self.router.read(record.text, searches)
+        self.routes.append(route)
+        return route
+
+    def _arguments(self, messages: list[dict[str, Any]], offered: list[dict[str, Any]], name: str,
+                   schemas: dict[str, Any], options: dict[str, Any], usage: Usage) -> tuple[str, dict[str, Any]] | None:
+        """Step 2 of a search: the call's arguments under the tool's schema grammar (a call, no prose)."""
+        tool = next(t for t in offered if t["function"]["name"] == name)
+        record = self.llm.complete(self.render(messages, offered),
+                                   grammar=build_grammar([tool], None, allow_calls=True, allow_answer=False),
+                                   **options)
+        usage.add(_usage(record))
+        parsed = parse_output(record.text, {name: schemas[name]})
+        if parsed.kind != "calls":
+            self.problems.append(f"the arguments for {name} could not be read ({parsed.problem}); answered instead")
+            return None
+        return parsed.calls[0]
+
+    def _prose(self, messages: list[dict[str, Any]], offered: list[dict[str, Any]], options: dict[str, Any],
+               usage: Usage) -> str:
+        """Anything else: the model's prose, no tools (the tools stay in the prompt: its prefix is cached)."""
+        record = self.llm.complete(self.render(messages + _line(self.turn_nudge), offered),
+                                   grammar=build_grammar([], None, allow_calls=False), **options)
+        usage.add(_usage(record))
+        text = record.text.strip()
+        return whole_sentences(text) if record.completion_tokens >= options["max_tokens"] else text
 
     def _ask_capture(self, said: str, read: list[tuple[str, str]], parameters: dict[str, Any] | None,
                      made: list[tuple[str, str]], room: int,

@@ -1,0 +1,103 @@
+"""Decide, then act: the first short, grammar-constrained choice of what a turn is.
+
+Taught in notebook 00. A 1.5B model is good at a constrained choice and at filling a tool's
+arguments; it is poor at deciding on its own when to act. So before any call, `LocalModel` asks
+one question whose answer the grammar limits to a few words: one of the offered search tools (the
+user asked for that search), `recall` (a question about what is remembered), `remember` (the user
+only told us something) or `other` (anything else, answered in prose without tools). Only a
+search route leads to a search; its arguments are then filled under that tool's schema grammar.
+
+With an OpenAI key there is no router: the model's own tool choice stands.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+RECALL = "recall"
+REMEMBER = "remember"
+OTHER = "other"
+
+ROUTE_QUESTION = ("(Before you act, classify my last message. Reply with one word: {choices}.)")
+
+
+def _purpose(tool: dict[str, Any]) -> str:
+    """The first sentence of a tool's description, as "I asked you to ..."."""
+    function = tool["function"]
+    first = (function.get("description") or function["name"].replace("_", " ")).strip().split(".")[0]
+    return first[:1].lower() + first[1:]
+
+
+@dataclass(frozen=True)
+class Route:
+    """What the router chose: `kind` is a tool name, RECALL, REMEMBER or OTHER."""
+
+    kind: str
+    text: str  # what the model wrote (the same word; kept for the inspector)
+
+    @property
+    def is_search(self) -> bool:
+        return self.kind not in (RECALL, REMEMBER, OTHER)
+
+
+@dataclass(frozen=True)
+class Router:
+    """The routing question and its grammar, for the searches a turn may make.
+
+    `searches` are the offered tools a route may choose (the memory tool and the recall tool are
+    not searches: remembering is the capture question's, recalling is RECALL).
+    """
+
+    question: str = ROUTE_QUESTION
+    max_tokens: int = 8
+
+    def line(self, searches: Sequence[dict[str, Any]]) -> str:
+        """The one line added after the conversation: the choices, each with what it means."""
+        choices = [f"{t['function']['name']} if I asked you to {_purpose(t)}" for t in searches]
+        choices += [f"{RECALL} if I asked what you remember about me",
+                    f"{REMEMBER} if I only told you something about me",
+                    f"{OTHER} for anything else"]
+        return self.question.format(choices="; ".join(choices))
+
+    def grammar(self, searches: Sequence[dict[str, Any]]) -> str:
+        """Exactly one of the route words."""
+        words = [t["function"]["name"] for t in searches] + [RECALL, REMEMBER, OTHER]
+        return "%llguidance {}\nstart: " + " | ".join(json.dumps(w) for w in words) + "\n"
+
+    def read(self, text: str, searches: Sequence[dict[str, Any]]) -> Route:
+        """The route a completion names; OTHER for anything the grammar should have prevented."""
+        word = text.strip()
+        known = {t["function"]["name"] for t in searches} | {RECALL, REMEMBER, OTHER}
+        return Route(word if word in known else OTHER, text)
+
+
+DEFAULT_ROUTER = Router()
+
+
+def acknowledge_saves(replies: Sequence[str]) -> str:
+    """The answer to a turn that only told us something: what was saved and what was not, in code.
+
+    `replies` are the memory tool's replies ("Saved (...): text", "Already saved (...): text", or
+    one sentence saying why not). A refusal is said plainly, not as the tool's message.
+    """
+    kept, refused = [], 0
+    for reply in replies:
+        head, _, text = reply.partition("): ")
+        if head.startswith(("Saved (", "Already saved (")) and text:
+            kept.append(text.strip().rstrip("."))
+        else:
+            refused += 1
+    parts = []
+    if kept:
+        parts.append("I'll remember that: " + "; ".join(kept) + ".")
+    if refused:
+        parts.append("I did not keep " + ("one thing" if refused == 1 else f"{refused} things")
+                     + " you said: the memory's write policy does not store it (see the notes tab for why).")
+    return " ".join(parts) or "Noted."
+
+
+__all__ = ["DEFAULT_ROUTER", "OTHER", "RECALL", "REMEMBER", "ROUTE_QUESTION", "Route", "Router",
+           "acknowledge_saves"]
