@@ -85,8 +85,8 @@ def answer_from_results(context: RunContextWrapper[Any],
     if text is None:
         return ToolsToFinalOutputResult(is_final_output=False)
     saves = [str(r.output) for r in results if r.tool.name == MEMORY_TOOL]
-    if saves:
-        text += "\n\n" + acknowledge_saves(saves)
+    if saves and (noted := acknowledge_saves(saves, refusals=False)):
+        text += "\n\n" + noted
     return ToolsToFinalOutputResult(is_final_output=True, final_output=text)
 
 

@@ -15,39 +15,10 @@ from agents import Agent, Runner, function_tool, set_tracing_disabled
 from pydantic import BaseModel
 
 from helpers import llm
-from helpers.llm import CompletionRecord, LocalModel, ModelFileError, build_grammar, parse_output, verify_model_file
+from tests.fake_llm import FakeLLM
+from helpers.llm import LocalModel, ModelFileError, build_grammar, parse_output, verify_model_file
 
 set_tracing_disabled(True)
-
-
-class FakeLLM:
-    """Stands in for EmbeddedLLM: a ChatML-like template (tools appended to the system message,
-    as Qwen's does) and scripted completions."""
-
-    def __init__(self, outputs, cached_tokens=0):
-        self.outputs = list(outputs)
-        self.cached_tokens = cached_tokens
-        self.history: list[CompletionRecord] = []
-        self.templates: list[tuple[list, list | None]] = []
-        self.options: list[dict] = []
-
-    def apply_template(self, messages, tools=None):
-        self.templates.append((messages, tools))
-        parts = []
-        for m in messages:
-            content = m.get("content") or json.dumps(m.get("tool_calls"))
-            if m["role"] == "system" and tools:
-                content += "\n\n# Tools\n" + json.dumps(tools)
-            parts.append(f"<|im_start|>{m['role']}\n{content}<|im_end|>\n")
-        return "".join(parts) + "<|im_start|>assistant\n"
-
-    def complete(self, prompt, *, grammar=None, **options):
-        self.options.append(options)
-        text = self.outputs.pop(0)
-        record = CompletionRecord(prompt, grammar or "", text, 10, 5, 0.1, 0.1, 0.2,
-                                  cached_tokens=self.cached_tokens)
-        self.history.append(record)
-        return record
 
 
 saved = []

@@ -77,11 +77,12 @@ class Router:
 DEFAULT_ROUTER = Router()
 
 
-def acknowledge_saves(replies: Sequence[str]) -> str:
+def acknowledge_saves(replies: Sequence[str], *, refusals: bool = True) -> str:
     """The answer to a turn that only told us something: what was saved and what was not, in code.
 
     `replies` are the memory tool's replies ("Saved (...): text", "Already saved (...): text", or
-    one sentence saying why not). A refusal is said plainly, not as the tool's message.
+    one sentence saying why not). A refusal is said plainly, not as the tool's message; with
+    `refusals=False` (a turn that asked for something else) it is left out.
     """
     kept, refused = [], 0
     for reply in replies:
@@ -93,10 +94,10 @@ def acknowledge_saves(replies: Sequence[str]) -> str:
     parts = []
     if kept:
         parts.append("I'll remember that: " + "; ".join(kept) + ".")
-    if refused:
-        parts.append("I did not keep " + ("one thing" if refused == 1 else f"{refused} things")
-                     + " you said: the memory's write policy does not store it (see the notes tab for why).")
-    return " ".join(parts) or "Noted."
+    if refused and refusals:
+        parts.append("I did not save " + ("one thing" if refused == 1 else f"{refused} things")
+                     + " you said: the write policy keeps no such note.")
+    return " ".join(parts) or ("Noted." if refusals else "")
 
 
 __all__ = ["DEFAULT_ROUTER", "OTHER", "RECALL", "REMEMBER", "ROUTE_QUESTION", "Route", "Router",
