@@ -220,12 +220,16 @@ def test_with_model_server_runs_the_command_on_one_shared_server_and_stops_it(tm
     monkeypatch.setenv("AGENT_MEMORY_CACHE", str(tmp_path / "cache"))
     seen = tmp_path / "saw.txt"
     command = [sys.executable, "-c", "import os, sys; open(sys.argv[1], 'w').write("
-               "os.environ.get('AGENT_MEMORY_LLM_URL', '')); raise SystemExit(5)", str(seen)]
+               "os.environ.get('AGENT_MEMORY_LLM_URL', '') + ' ' + os.environ.get('AGENT_MEMORY_LLM_KEY', ''));"
+               " raise SystemExit(5)", str(seen)]
     code = with_model_server(command, server_command=[sys.executable, "-c", FAKE_SERVER])
     assert code == 5  # the command's own exit code, so make stops on a failed test run
-    assert seen.read_text() == "http://127.0.0.1:9"
+    url, key = seen.read_text().split(" ")
+    assert url == "http://127.0.0.1:9" and len(key) >= 40  # the server's secret, through the environment only
+    with_model_server(command, server_command=[sys.executable, "-c", FAKE_SERVER])
+    assert seen.read_text().split(" ")[1] != key  # a new secret per server
     assert "Model server ready at http://127.0.0.1:9" in capsys.readouterr().out
 
     monkeypatch.setenv("AGENT_MEMORY_LLM_URL", "http://127.0.0.1:7")  # already running: used as it is
     assert with_model_server(command, server_command=["false"]) == 5
-    assert seen.read_text() == "http://127.0.0.1:7"
+    assert seen.read_text().startswith("http://127.0.0.1:7")

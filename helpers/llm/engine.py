@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import threading
 import time
 import urllib.error
@@ -21,6 +22,31 @@ from helpers.llm.modelfile import ModelFileError, resolve_model_file
 
 DEFAULT_SEED = 42
 DEFAULT_CONTEXT = 8192
+# The shared server's secret reaches kernels only through this variable, next to AGENT_MEMORY_LLM_URL.
+KEY_VARIABLE = "AGENT_MEMORY_LLM_KEY"
+
+
+def new_secret() -> str:
+    """A random secret for one model server."""
+    return secrets.token_urlsafe(32)
+
+
+def locked_params(params: Any, api_key: str) -> None:
+    """Lock an xllamacpp `CommonParams` down: the secret on every endpoint, no CORS, no UI, no slots."""
+    params.api_keys = [api_key]
+    params.cors_origins = ""  # no browser page of any origin may call it (xllamacpp's default is "*")
+    params.cors_credentials = False
+    params.ui = False
+    params.endpoint_slots = False
+    params.endpoint_props = False
+    params.endpoint_metrics = False
+
+
+def auth_headers(api_key: str | None) -> dict[str, str]:
+    headers = {"Content-Type": "application/json"}
+    if api_key:
+        headers["Authorization"] = f"Bearer {api_key}"
+    return headers
 
 
 class ModelTimeoutError(TimeoutError):
@@ -79,11 +105,17 @@ class EmbeddedLLM:
     raises ModelTimeoutError; `cancel` (a threading.Event) stops it from another thread. Either
     way the slot is freed at the next token, so a later call never waits behind an abandoned one.
     `server` is for tests: any object with `handle_completions(request, callback)`.
+
+    The loopback server is locked (`locked_params`): a random secret (`api_key`, or a new one) is
+    required on every HTTP endpoint, no cross-origin request is allowed, the web UI and the slots
+    endpoint are off. So a web page in the reader's browser, or another user of the machine, cannot
+    use or read the model; this process sends the secret itself.
     """
 
     def __init__(self, model_path: Path, *, n_ctx: int = DEFAULT_CONTEXT, threads: int | None = None,
-                 cache_prompt: bool = True, server: Any = None, slots: int = 2):
+                 cache_prompt: bool = True, server: Any = None, slots: int = 2, api_key: str | None = None):
         started = time.perf_counter()
+        self.api_key = api_key or getattr(server, "api_key", None) or new_secret()
         if server is None:
             import xllamacpp
 
@@ -98,6 +130,7 @@ class EmbeddedLLM:
             params.cpuparams_batch.n_threads = params.cpuparams.n_threads
             params.use_jinja = True
             params.verbosity = -1  # llama.cpp logs would otherwise flood notebook cells
+            locked_params(params, self.api_key)
             try:
                 server = xllamacpp.Server(params)
             except RuntimeError as error:  # "Failed to init server, please check the input params."
@@ -114,7 +147,7 @@ class EmbeddedLLM:
     def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         request = urllib.request.Request(
             self._server.listening_address + path, data=json.dumps(body).encode(),
-            headers={"Content-Type": "application/json"})
+            headers=auth_headers(self.api_key))
         with urllib.request.urlopen(request, timeout=60) as response:
             return json.loads(response.read())
 
@@ -219,13 +252,14 @@ class RemoteServer:
     callback returned True) makes llama.cpp drop the request.
     """
 
-    def __init__(self, url: str):
+    def __init__(self, url: str, api_key: str | None = None):
         self.listening_address = url.rstrip("/")
+        self.api_key = api_key
 
     def handle_completions(self, request: dict[str, Any], callback: Callable[[Any], bool]) -> None:
         http = urllib.request.Request(self.listening_address + "/v1/completions",
                                       data=json.dumps(request).encode(),
-                                      headers={"Content-Type": "application/json"})
+                                      headers=auth_headers(self.api_key))
         try:
             with urllib.request.urlopen(http, timeout=3600) as response:
                 for raw in response:
@@ -253,7 +287,7 @@ def embedded_llm() -> EmbeddedLLM:
         if _embedded is None:
             url = os.environ.get("AGENT_MEMORY_LLM_URL")
             if url:
-                _embedded = EmbeddedLLM(Path(url), server=RemoteServer(url))
+                _embedded = EmbeddedLLM(Path(url), server=RemoteServer(url, os.environ.get(KEY_VARIABLE)))
             else:
                 _embedded = EmbeddedLLM(resolve_model_file())
         return _embedded

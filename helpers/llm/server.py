@@ -12,18 +12,22 @@ import threading
 import time
 
 from helpers.llm.backend import active_backend
-from helpers.llm.engine import EmbeddedLLM
+from helpers.llm.engine import KEY_VARIABLE, EmbeddedLLM, new_secret
 from helpers.llm.modelfile import resolve_model_file
 
 
 def serve(slots: int = 4) -> None:
     """`python -m helpers.llm serve [slots]`: load the model once and keep it for every notebook.
 
-    Then `export AGENT_MEMORY_LLM_URL=<the printed address>` before starting JupyterLab.
+    Every endpoint wants the server's secret: AGENT_MEMORY_LLM_KEY from the environment (what
+    `make lab` does: the secret never appears in a log), else a new one, printed for you to export
+    with the address before starting JupyterLab.
     """
-    engine = EmbeddedLLM(resolve_model_file(), slots=slots)
+    given = os.environ.get(KEY_VARIABLE)
+    engine = EmbeddedLLM(resolve_model_file(), slots=slots, api_key=given or new_secret())
+    key = "" if given else f" {KEY_VARIABLE}={engine.api_key}"
     print(f"model server ready ({slots} slots): export AGENT_MEMORY_LLM_URL="
-          f"{engine._server.listening_address}", flush=True)
+          f"{engine._server.listening_address}{key}", flush=True)
     try:
         threading.Event().wait()
     except KeyboardInterrupt:
