@@ -23,7 +23,7 @@ from helpers.tools import MEMORY_TOOL
 from helpers.travel import SearchOutcome
 
 SHOWN_ALSO = 2  # rows after the best one
-NOT_FROM_MEMORY = frozenset({"message", "model"})
+NOT_FROM_MEMORY = frozenset({"message", "model"})  # other sources are a note id or "profile.<field>"
 
 
 def _rows_and_head(text: str) -> tuple[str, list[str]]:
@@ -55,6 +55,9 @@ def compose_search(outcome: SearchOutcome) -> str:
             parts.append("Also: " + "; ".join(rows[1:1 + SHOWN_ALSO]) + ".")
     if (line := memory_line(outcome)) is not None:
         parts.append(line)
+    if outcome.dropped:
+        left = ", ".join(f"{name} {value!r}" for name, value in outcome.dropped.items())
+        parts.append(f"Left out {left}: neither your message nor your notes ask for it.")
     if outcome.unchecked:
         parts.append(f"The catalogue has no data on {', '.join(outcome.unchecked)}, so that was not checked.")
     return "\n".join(parts)

@@ -2,8 +2,8 @@
 
 Taught in notebook 05 (memory fills the action) and used by every notebook's concierge. Each search
 tool here wraps a catalogue search (`helpers.catalogue`) in three steps of plain code:
-1. fill: the arguments the model gave, completed from memory by a filler (`fill_arguments` by
-   default: the precedence policy decides between the message, session notes and global notes);
+1. fill: the arguments the model gave, completed from memory by a filler (`helpers.arguments.
+   fill_arguments` by default: the precedence policy decides between the message and the notes);
 2. search, and when a place or an airline is unknown, repair it ONCE to the catalogue's nearest
    name if it is close (`difflib`, cutoff `CLOSE_NAME`), else explain it in one plain sentence;
 3. return a `SearchOutcome`: the rows, what was searched, where each value came from, what the
@@ -13,15 +13,15 @@ tool here wraps a catalogue search (`helpers.catalogue`) in three steps of plain
 from __future__ import annotations
 
 import difflib
-import importlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 from agents import FunctionTool, RunContextWrapper
 
+from helpers.arguments import fill_arguments
 from helpers.catalogue import (
     FEATURES,
     TRAVEL_TOOLS,
@@ -46,7 +46,8 @@ from helpers.tools import latest_user_message
 # difflib's ratio above which an unknown place or airline is taken for the catalogue's nearest
 # name: "OSAK" -> Osaka, "Sydny" -> Sydney, "Quantas" -> Qantas, but never "Air China" -> Air India.
 CLOSE_NAME = 0.8
-PLACE_ARGUMENTS = ("origin", "destination", "city")
+PLACE_ARGUMENTS = {"search_flights": ("origin", "destination"), "search_hotels": ("city",),
+                   "search_restaurants": ("city",)}
 
 
 class Filled(Protocol):
@@ -76,15 +77,6 @@ def as_given(tool_name: str, given: dict[str, Any], message: str, state: MemoryS
     return _AsGiven(dict(given), {name: "model" for name in given}, {})
 
 
-def default_filler() -> Filler:
-    """`helpers.arguments.fill_arguments` when it is installed, else `as_given`."""
-    try:  # args27's module, until it is merged
-        module = importlib.import_module("helpers.arguments")
-    except ImportError:
-        return as_given
-    return cast(Filler, module.fill_arguments)
-
-
 @dataclass(frozen=True)
 class SearchOutcome:
     """One search as data: what went out, what came back, and why nothing did."""
@@ -98,6 +90,7 @@ class SearchOutcome:
     repairs: dict[str, tuple[str, str]] = field(default_factory=dict)  # argument -> (asked, searched)
     problem: str | None = None  # one plain sentence when the search could not run
     unchecked: tuple[str, ...] = ()  # wishes the catalogue has no data for
+    dropped: dict[str, Any] = field(default_factory=dict)  # proposed values nothing supported, not sent
 
     def __str__(self) -> str:
         return self.problem or self.text
@@ -157,13 +150,12 @@ def closest(value: str, names: dict[str, str], cutoff: float = CLOSE_NAME) -> st
 
 def unknown_argument(tool: str, arguments: dict[str, Any], catalogue: Catalogue) -> tuple[str, str] | None:
     """The first place or airline argument the catalogue does not know: (name, value)."""
-    for name in PLACE_ARGUMENTS:
-        value = arguments.get(name)
-        if name in arguments and (tool != "search_flights" or name != "city"):
-            try:
-                airports_for(str(value or ""), catalogue)
-            except BadArgument:
-                return name, str(value or "")
+    for name in PLACE_ARGUMENTS.get(tool, ()):
+        value = str(arguments.get(name) or "")
+        try:
+            airports_for(value, catalogue)
+        except BadArgument:
+            return name, value
     airline = str(arguments.get("airline") or "").strip()
     if tool == "search_flights" and airline.casefold() not in ("", "any", "none", "no preference"):
         folded = airline.casefold()
@@ -185,11 +177,17 @@ def explain(name: str, value: str, catalogue: Catalogue) -> str:
 
 
 def run_search(tool: str, arguments: dict[str, Any], *, today: date, catalogue: Catalogue | None = None,
-               sources: dict[str, str] | None = None, explanations: dict[str, str] | None = None) -> SearchOutcome:
-    """Search with `arguments`; an unknown place or airline is repaired once, or explained."""
+               sources: dict[str, str] | None = None, explanations: dict[str, str] | None = None,
+               dropped: dict[str, Any] | None = None, wishes: list[str] | None = None) -> SearchOutcome:
+    """Search with `arguments`; an unknown place or airline is repaired once, or explained.
+
+    `wishes`: hotel features asked for (by the message or the model) that the filler may have left
+    out; those the catalogue has no data for are reported as unchecked.
+    """
     catalogue = catalogue or default_catalogue()
     arguments, repairs = dict(arguments), {}
-    meta: dict[str, Any] = {"sources": dict(sources or {}), "explanations": dict(explanations or {})}
+    meta: dict[str, Any] = {"sources": dict(sources or {}), "explanations": dict(explanations or {}),
+                            "dropped": dict(dropped or {})}
     if (bad := unknown_argument(tool, arguments, catalogue)) is not None:
         name, value = bad
         fixed = closest(value, _airlines(catalogue) if name == "airline" else _places(catalogue)) if value else None
@@ -202,6 +200,9 @@ def run_search(tool: str, arguments: dict[str, Any], *, today: date, catalogue: 
         rows, text, unchecked = SEARCHES[tool](arguments, today, catalogue)
     except BadArgument as error:
         return SearchOutcome(tool, arguments, repairs=repairs, problem=plain_reason(str(error)), **meta)
+    if tool == "search_hotels" and wishes:
+        hotel_features(wishes, set_aside=unchecked)
+    unchecked = list(dict.fromkeys(unchecked))
     return SearchOutcome(tool, arguments, tuple(rows), text, repairs=repairs, unchecked=tuple(unchecked), **meta)
 
 
@@ -218,9 +219,9 @@ def memory_search_tools(filler: Filler | None = None, policy: Policy = DEFAULT_P
     """The catalogue's three searches as SDK tools whose arguments memory completes, in code.
 
     Same names, descriptions and schemas as `helpers.catalogue.TRAVEL_TOOLS`; each returns a
-    `SearchOutcome` (its text is what a model reads). `filler` defaults to `default_filler()`.
+    `SearchOutcome` (its text is what a model reads). `filler` defaults to `fill_arguments`.
     """
-    fill = filler or default_filler()
+    fill = filler or fill_arguments
 
     def tool_for(base: FunctionTool) -> FunctionTool:
         async def invoke(ctx: RunContextWrapper[Any], raw: str) -> SearchOutcome:
@@ -229,8 +230,10 @@ def memory_search_tools(filler: Filler | None = None, policy: Policy = DEFAULT_P
             message = latest_user_message(getattr(ctx, "turn_input", []) or [])
             filled = fill(base.name, given, message, state, policy) if isinstance(state, MemoryState) else \
                 as_given(base.name, given, message, state)
+            wishes = given.get("features") if isinstance(given.get("features"), list) else None
             return run_search(base.name, filled.arguments, today=today_of(ctx), catalogue=catalogue,
-                              sources=filled.sources, explanations=filled.explanations)
+                              sources=filled.sources, explanations=filled.explanations,
+                              dropped=getattr(filled, "dropped", None), wishes=wishes)
 
         return FunctionTool(name=base.name, description=base.description,
                             params_json_schema=base.params_json_schema, on_invoke_tool=invoke,
@@ -242,5 +245,5 @@ def memory_search_tools(filler: Filler | None = None, policy: Policy = DEFAULT_P
 SEARCH_TOOLS = frozenset(t.name for t in TRAVEL_TOOLS)
 
 __all__ = ["CLOSE_NAME", "FEATURES", "Filled", "Filler", "SEARCHES", "SEARCH_TOOLS", "SearchOutcome", "as_given",
-           "closest", "default_filler", "explain", "memory_search_tools", "plain_reason", "run_search",
+           "closest", "explain", "memory_search_tools", "plain_reason", "run_search",
            "unknown_argument"]

@@ -14,6 +14,7 @@ from helpers.concierge import make_concierge, run_turn
 from helpers.llm import LocalModel
 from helpers.llm.router import OTHER, RECALL, Router
 from helpers.state import load_example_state
+from helpers.travel import as_given
 from tests.fake_llm import FakeLLM
 
 set_tracing_disabled(True)
@@ -81,7 +82,7 @@ async def test_a_request_to_remember_is_acknowledged_from_the_save_results():
 
 async def test_a_misspelled_place_is_repaired_once_and_the_answer_says_so():
     result, calls, *_ = await turn(["[]", "search_flights", flight(destination="OSAK")],
-                                   "Find me a flight to Osaka next Friday.")
+                                   "Find me a flight to OSAK next Friday.", filler=as_given)
     answer = result.final_output
     assert answer.startswith("I searched for 'OSAK' as Osaka.")
     assert "KIX" in answer and "Unknown" not in answer and "Cities:" not in answer
@@ -92,7 +93,8 @@ async def test_a_misspelled_place_is_repaired_once_and_the_answer_says_so():
     ({"airline": "Air France"}, "The catalogue has no flights by Air France, so I did not search"),
 ])
 async def test_a_search_the_catalogue_cannot_run_is_one_plain_sentence(given, said):
-    result, *_ = await turn(["[]", "search_flights", flight(**given)], "Find me a flight.")
+    message = f"Find me a flight {' and '.join(given.values())} next Friday."
+    result, *_ = await turn(["[]", "search_flights", flight(**given)], message, filler=as_given)
     answer = result.final_output
     assert answer.startswith(said) and answer.count(". ") + answer.count(".\n") <= 1
     assert "use ''" not in answer and "Unknown" not in answer and "AUD" not in answer
@@ -142,3 +144,17 @@ async def test_without_a_router_the_model_chooses_its_own_calls():
     result = await run_turn(make_concierge(model=model), state, "Find me a flight to Tokyo next Friday.")
     assert model.routes == [] and len(fake.history) == 2  # capture, then the model's own call
     assert result.final_output.startswith("Best of")
+
+
+async def test_the_default_filler_completes_a_search_from_memory_and_drops_what_nothing_supports():
+    proposed = flight(destination="Osaka", seat="window", cabin="premium economy")
+    result, calls, *_ = await turn(["[]", "search_flights", proposed], "Find me a flight to Osaka next Friday.")
+    answer = result.final_output
+    assert calls[-1][1]["cabin"] == "premium economy"  # what the model proposed ...
+    assert "economy aisle seat" in answer.split("\n")[0]  # ... and what was searched: the remembered seat
+    assert "aisle seat, from your note of 2026-03-14" in answer and "Left out cabin 'premium economy'" in answer
+
+
+async def test_an_empty_place_is_one_plain_sentence():
+    result, *_ = await turn(["[]", "search_flights", flight(destination="")], "Find me a flight next Friday.")
+    assert result.final_output == "I need a destination to search; none was given or remembered."
