@@ -34,6 +34,6 @@ class FakeLLM:
         self.options.append(options)
         text = self.outputs.pop(0)
         record = CompletionRecord(prompt, grammar or "", text, 10, 5, 0.1, 0.1, 0.2,
-                                  cached_tokens=self.cached_tokens)
+                                  cached_tokens=self.cached_tokens, step=options.get("step", ""))
         self.history.append(record)
         return record

@@ -43,7 +43,7 @@ async def test_a_search_turn_routes_fills_the_arguments_and_answers_from_the_row
     result, calls, fake, model, _ = await turn(["[]", "search_flights", flight()],
                                                "Find me a flight to Tokyo next Friday.")
     assert [r.kind for r in model.routes] == ["search_flights"]
-    assert len(fake.history) == 3 and fake.outputs == []  # capture, route, arguments: no prose completion
+    assert [r.step for r in fake.history] == ["capture", "route", "arguments"]  # no prose completion
     route_grammar, arguments_grammar = fake.history[1].grammar, fake.history[2].grammar
     assert '"search_flights" | "search_hotels" | "search_restaurants" | "recall" | "remember" | "other"' in route_grammar
     assert "answer" not in arguments_grammar and '"const": "search_flights"' in arguments_grammar
@@ -57,6 +57,7 @@ async def test_a_general_question_gets_prose_and_no_search():
     result, calls, fake, model, _ = await turn(["[]", "other", "Lisbon is the capital of Portugal."],
                                                "What's the capital of Portugal?")
     assert calls == [] and model.routes[-1].kind == OTHER
+    assert [r.step for r in fake.history] == ["capture", "route", "prose"]
     assert result.final_output == "Lisbon is the capital of Portugal."
     assert "call_json" not in fake.history[-1].grammar  # the prose step can call nothing
 
@@ -158,3 +159,12 @@ async def test_the_default_filler_completes_a_search_from_memory_and_drops_what_
 async def test_an_empty_place_is_one_plain_sentence():
     result, *_ = await turn(["[]", "search_flights", flight(destination="")], "Find me a flight next Friday.")
     assert result.final_output == "I need a destination to search; none was given or remembered."
+
+
+@pytest.mark.parametrize("route, then", [("search_flights", [flight()]), ("other", ["Enjoy Tokyo."]),
+                                         ("recall", [])])
+async def test_the_capture_questions_notes_are_saved_whatever_the_route(route, then):
+    save = json.dumps([{"text": "Is vegetarian", "keywords": ["diet"], "kind": "fact"}])
+    _, calls, _, model, state = await turn([save, route, *then], "I'm vegetarian. Find me a flight to Tokyo.")
+    assert model.routes[-1].kind == route
+    assert calls[0][0] == "save_memory_note" and [n.text for n in state.session_notes] == ["Is vegetarian"]

@@ -237,7 +237,7 @@ class LocalModel(Model):
                                 max_calls=min(room, self.max_calls_per_response))
         narrating = (narration_stop([t["function"]["name"] for t in callable_now])
                      if allow_calls and allow_answer and schema is None else None)
-        record = self.llm.complete(prompt_text, grammar=grammar, until=narrating, **options)
+        record = self.llm.complete(prompt_text, grammar=grammar, until=narrating, step="call or answer", **options)
         usage.add(_usage(record))
         parsed = (parse_output(record.text, schemas, answer_is_json=schema is not None) if allow_calls
                   else ParsedOutput("text", record.text.strip()))
@@ -368,7 +368,7 @@ class LocalModel(Model):
         """Step 1: one short completion, limited by the grammar to the route words."""
         assert self.router is not None
         prompt_text = self.render(messages + _line(self.router.line(searches)), offered)
-        record = self.llm.complete(prompt_text, grammar=self.router.grammar(searches),
+        record = self.llm.complete(prompt_text, grammar=self.router.grammar(searches), step="route",
                                    **{**options, "max_tokens": self.router.max_tokens})
         usage.add(_usage(record))
         route = self.router.read(record.text, searches)
@@ -381,7 +381,7 @@ class LocalModel(Model):
         tool = next(t for t in offered if t["function"]["name"] == name)
         record = self.llm.complete(self.render(messages, offered),
                                    grammar=build_grammar([tool], None, allow_calls=True, allow_answer=False),
-                                   **options)
+                                   step="arguments", **options)
         usage.add(_usage(record))
         parsed = parse_output(record.text, {name: schemas[name]})
         if parsed.kind != "calls":
@@ -393,7 +393,7 @@ class LocalModel(Model):
                usage: Usage) -> str:
         """Anything else: the model's prose, no tools (the tools stay in the prompt: its prefix is cached)."""
         record = self.llm.complete(self.render(messages + _line(self.turn_nudge), offered),
-                                   grammar=build_grammar([], None, allow_calls=False), **options)
+                                   grammar=build_grammar([], None, allow_calls=False), step="prose", **options)
         usage.add(_usage(record))
         text = record.text.strip()
         return whole_sentences(text) if record.completion_tokens >= options["max_tokens"] else text
@@ -405,7 +405,7 @@ class LocalModel(Model):
         assert self.capture is not None
         question = self.capture.messages(said, read)
         record = self.llm.complete(self.llm.apply_template(question),
-                                   grammar=self.capture.grammar(parameters or {"type": "object"}),
+                                   grammar=self.capture.grammar(parameters or {"type": "object"}), step="capture",
                                    **{**options, "max_tokens": max(options["max_tokens"], 320)})
         try:
             notes = json.loads(record.text)

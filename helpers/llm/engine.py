@@ -70,6 +70,7 @@ class CompletionRecord:
     generation_seconds: float
     wall_seconds: float
     cached_tokens: int = 0  # prompt tokens reused from llama.cpp's prompt cache (its `cache_n`)
+    step: str = ""  # which step of a turn asked for it ("capture", "route", "arguments", "prose", ...)
 
     @property
     def computed_prompt_tokens(self) -> int:
@@ -170,7 +171,7 @@ class EmbeddedLLM:
     def complete(self, prompt: str, *, grammar: str | None = None, max_tokens: int = 512,
                  temperature: float = 0.0, seed: int = DEFAULT_SEED, timeout: float | None = None,
                  cancel: threading.Event | None = None, cache_prompt: bool | None = None,
-                 until: Callable[[str], bool] | None = None) -> CompletionRecord:
+                 until: Callable[[str], bool] | None = None, step: str = "") -> CompletionRecord:
         """One completion. `until(text so far)` returning True ends it there (not an error): the
         record then has the text up to that token, and no prompt counts (llama.cpp sends those
         with its last chunk only)."""
@@ -234,7 +235,7 @@ class EmbeddedLLM:
             completion_tokens=int(timings.get("predicted_n", usage.get("completion_tokens", len(pieces)))),
             prompt_seconds=timings.get("prompt_ms", 0.0) / 1000,
             generation_seconds=timings.get("predicted_ms", 0.0) / 1000,
-            wall_seconds=wall, cached_tokens=cached,
+            wall_seconds=wall, cached_tokens=cached, step=step,
         )
         self.history.append(record)
         return record
