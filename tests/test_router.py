@@ -134,7 +134,10 @@ def test_the_router_reads_only_its_own_words():
     router = Router()
     assert router.read(" search_flights", tools).kind == "search_flights"
     assert router.read("book_flight", tools).kind == OTHER
-    assert "search_flights if I asked you to search flights" in router.line(tools)
+    messages = router.messages("Any trains?", tools)
+    assert "search_flights if the user asks you to search flights" in messages[0]["content"]
+    assert {"role": "user", "content": "Can you search flights for me?"} in messages  # a worked example per search
+    assert messages[-1] == {"role": "user", "content": "Any trains?"}  # the message, after the examples
 
 
 async def test_without_a_router_the_model_chooses_its_own_calls():

@@ -365,9 +365,12 @@ class LocalModel(Model):
 
     def _route(self, messages: list[dict[str, Any]], offered: list[dict[str, Any]],
                searches: list[dict[str, Any]], options: dict[str, Any], usage: Usage) -> Route:
-        """Step 1: one short completion, limited by the grammar to the route words."""
+        """Step 1: one short completion of the routing question (its own few-shot prompt, on the
+        user's last message), limited by the grammar to the route words."""
         assert self.router is not None
-        prompt_text = self.render(messages + _line(self.router.line(searches)), offered)
+        last = last_user_index(messages)
+        said = text_of(messages[last].get("content")) if last >= 0 else ""
+        prompt_text = self.llm.apply_template(self.router.messages(said, searches))
         record = self.llm.complete(prompt_text, grammar=self.router.grammar(searches), step="route",
                                    **{**options, "max_tokens": self.router.max_tokens})
         usage.add(_usage(record))

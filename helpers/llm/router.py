@@ -21,7 +21,23 @@ RECALL = "recall"
 REMEMBER = "remember"
 OTHER = "other"
 
-ROUTE_QUESTION = ("(Before you act, classify my last message. Reply with one word: {choices}.)")
+ROUTE_INSTRUCTIONS = """\
+You classify one message from a user to their travel assistant, with one word:
+{choices}.
+Choose a search only when the user asks for one. Reply with the word only."""
+# Worked examples of the three non-search words; each offered search gets one more from its own
+# description ("Can you search hotels for me?"). Without them a 1.5B model answered the first word
+# listed for nearly every message.
+ROUTE_EXAMPLES: tuple[tuple[str, str], ...] = (
+    ("What do you remember about my diet?", RECALL),
+    ("I always travel with my dog.", REMEMBER),
+    ("Who wrote Hamlet?", OTHER),
+    ("Do you know where I live?", RECALL),
+    ("From now on, no early mornings please. This time I also need a taxi.", REMEMBER),
+    ("Thanks, that is all.", OTHER),
+    ("Which airline do I usually fly, and how much do I spend?", RECALL),  # the user's own habits
+    ("What is the currency of Japan?", OTHER),  # a fact about the world, even a travel one
+)
 
 
 def _purpose(tool: dict[str, Any]) -> str:
@@ -51,16 +67,30 @@ class Router:
     not searches: remembering is the capture question's, recalling is RECALL).
     """
 
-    question: str = ROUTE_QUESTION
+    instructions: str = ROUTE_INSTRUCTIONS
+    examples: tuple[tuple[str, str], ...] = ROUTE_EXAMPLES
     max_tokens: int = 8
 
-    def line(self, searches: Sequence[dict[str, Any]]) -> str:
-        """The one line added after the conversation: the choices, each with what it means."""
-        choices = [f"{t['function']['name']} if I asked you to {_purpose(t)}" for t in searches]
-        choices += [f"{RECALL} if I asked what you remember about me",
-                    f"{REMEMBER} if I only told you something about me",
+    def _choices(self, searches: Sequence[dict[str, Any]]) -> str:
+        choices = [f"{t['function']['name']} if the user asks you to {_purpose(t)}" for t in searches]
+        choices += [f"{RECALL} if the user asks what you remember about them",
+                    f"{REMEMBER} if the user only tells you something about themselves",
                     f"{OTHER} for anything else"]
-        return self.question.format(choices="; ".join(choices))
+        return "; ".join(choices)
+
+    def messages(self, said: str, searches: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The routing question as a prompt of its own: the words, worked examples, the message.
+
+        Its own prompt (like the capture question's) keeps it short and its examples out of the
+        agent's prompt; everything before the message is the same on every turn, so it is cached.
+        """
+        shots = [(f"Can you {_purpose(t)} for me?", t["function"]["name"]) for t in searches]
+        examples = [pair for i, pair in enumerate(self.examples) if i < 3] + shots + list(self.examples[3:])
+        messages: list[dict[str, Any]] = [{"role": "system", "content": self.instructions.format(
+            choices=self._choices(searches))}]
+        for message, word in examples:
+            messages += [{"role": "user", "content": message}, {"role": "assistant", "content": word}]
+        return [*messages, {"role": "user", "content": said}]
 
     def grammar(self, searches: Sequence[dict[str, Any]]) -> str:
         """Exactly one of the route words."""
@@ -100,5 +130,5 @@ def acknowledge_saves(replies: Sequence[str], *, refusals: bool = True) -> str:
     return " ".join(parts) or ("Noted." if refusals else "")
 
 
-__all__ = ["DEFAULT_ROUTER", "OTHER", "RECALL", "REMEMBER", "ROUTE_QUESTION", "Route", "Router",
+__all__ = ["DEFAULT_ROUTER", "OTHER", "RECALL", "REMEMBER", "ROUTE_EXAMPLES", "ROUTE_INSTRUCTIONS", "Route", "Router",
            "acknowledge_saves"]
