@@ -1,7 +1,9 @@
 """helpers.arguments: memory fills a search's arguments by the precedence policy, in code."""
 
+import importlib.util
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -291,3 +293,63 @@ def test_the_searches_arguments_come_from_their_schemas_and_an_unknown_tool_fail
     ]
     with pytest.raises(ValueError, match="unknown search tool"):
         fill_arguments("search_trains", {}, "a train", state())
+
+
+def _request_set():
+    spec = importlib.util.spec_from_file_location(
+        "concierge_requests", Path(__file__).parent.parent / "benchmarks" / "concierge_requests.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module, module.load_requests()
+
+
+BENCH, REQUESTS = _request_set()
+SEARCH_REQUESTS = [r for r in REQUESTS["requests"] if r["search"]]
+
+
+def test_the_request_set_is_large_varied_and_licensed():
+    requests = REQUESTS["requests"]
+    assert len(requests) >= 60 and len({r["id"] for r in requests}) == len(requests)
+    kinds = {r["kind"] for r in requests}
+    assert {"missing_city", "misspelled", "memory_question", "general", "one_off"} <= kinds
+    assert {"this_time_only", "remember", "search_remembered", "search_plain"} <= kinds
+    assert REQUESTS["licence"] == "CC0-1.0" and REQUESTS["source"]
+    assert all(r["fixture"] in REQUESTS["fixtures"] for r in requests)
+    assert sum(a["from"] == "memory" for r in requests for a in r["arguments"].values()) >= 40
+
+
+@pytest.mark.parametrize("request_", SEARCH_REQUESTS, ids=[r["id"] for r in SEARCH_REQUESTS])
+def test_every_search_request_gets_its_arguments_and_sources(request_):
+    """The model proposes what the user said (and 0 or "" for the rest, as the 1.5B model does);
+    the filler must give every expected value from the expected source."""
+    state_ = BENCH.state_for(REQUESTS, request_["fixture"])
+    given = {n: (w["value"][0] if isinstance(w.get("value"), list) and n != "features" else w.get("value"))
+             for n, w in request_["arguments"].items() if w["from"] == "message"}
+    filled = fill_arguments(request_["search"], given, request_["message"], state_)
+    call = [{"name": request_["search"], "arguments": filled.arguments, "output": ""}]
+    for name, want in request_["arguments"].items():
+        assert BENCH.check_argument(name, want, call)[0], (name, want, filled.arguments)
+        source = filled.sources.get(name)
+        if want["from"] == "message" and "value" in want:
+            assert source == "message", (name, filled.sources)
+        elif want["from"] == "memory" and "value" in want:
+            assert source not in (None, "message"), (name, filled.sources)
+        elif want["from"] == "neutral":
+            assert source is None, (name, filled.sources)
+        if "note" in want:
+            assert source == want["note"], (name, filled.sources)
+    reverse = fill_arguments(request_["search"], given, request_["message"], state_, REVERSED)
+    for name, value in request_.get("reversed", {}).items():
+        assert BENCH.same_value(name, value, reverse.arguments.get(name)), (name, reverse.arguments)
+
+
+def test_the_invention_checker_reads_the_catalogues_names_and_prices():
+    names, kinds = BENCH.catalogue_names(), BENCH._name_kinds()
+    results = "2 hotels in Tokyo, best rated first:\n- Lantern Shinjuku Suites, Shinjuku, 4 stars, 240 AUD"
+    assert BENCH.invented("Lantern Shinjuku Suites at 240 AUD in Tokyo.", results, names, kinds) == []
+    found = BENCH.invented("Try the Shinjuku Hotel, 200-290 AUD, or QF25 to Osaka.", "No hotels.", names, kinds)
+    assert {"Shinjuku Hotel", "200 (price)", "290 (price)", "QF25", "Osaka"} <= set(found)
+    raw = [{"name": "search_flights", "output": "Unknown airline 'Air France': use '' for any, or one of ANA."}]
+    assert BENCH.raw_messages("Unknown airline 'Air France': use '' for any, or one of ANA.", raw)
+    assert not BENCH.raw_messages("I could not find that airline.", raw)
