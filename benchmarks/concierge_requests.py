@@ -215,12 +215,13 @@ def raw_messages(answer: str, calls: list[dict[str, Any]]) -> list[str]:
 # ---- running ------------------------------------------------------------------------------------
 
 async def run_request(data: dict[str, Any], request: dict[str, Any], policy: Policy,
-                      names: dict[str, str], kinds: str) -> dict[str, Any]:
+                      names: dict[str, str], kinds: str, model: Any = None) -> dict[str, Any]:
+    """One request as a reader's turn (`model`: None for the course's, a test double in tests)."""
     from helpers.concierge import make_concierge, run_turn  # late: importing it may load a model
 
     state = state_for(data, request["fixture"])
     evidence_memory = memory_text(state)
-    agent = make_concierge(policy=policy)
+    agent = make_concierge(policy=policy, model=model)
     started = time.perf_counter()
     try:
         result = await run_turn(agent, state, request["message"])
@@ -311,64 +312,81 @@ def changes(normal: list[dict[str, Any]], reversed_: list[dict[str, Any]]) -> st
     return "\n".join(lines)
 
 
+def report(rows: list[dict[str, Any]], say: Any) -> dict[str, Any]:
+    """The tables of finished turns: the default order, the reversed one, and what changed."""
+    normal = [r for r in rows if tuple(r["order"]) == PRECEDENCE]
+    reversed_ = [r for r in rows if tuple(r["order"]) != PRECEDENCE]
+    say(table(normal, "policy order " + " > ".join(PRECEDENCE)))
+    if reversed_:
+        say(table(reversed_, "policy order " + " > ".join(reversed(PRECEDENCE))))
+        by_id = {r["id"]: r for r in normal}
+        pairs = [(by_id[r["id"]], r) for r in reversed_ if r["id"] in by_id]
+        say(changes([x for x, _ in pairs], [y for _, y in pairs]))
+    return {"normal": normal, "reversed": reversed_}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--limit", type=int, default=None, help="run only the first N requests")
     parser.add_argument("--spread", type=int, default=None,
                         help="run N requests spread evenly over the set (every kind, on a slow machine)")
-    parser.add_argument("--only", default=None, help="run only requests whose id contains this")
+    parser.add_argument("--ids", default=None, help="run only these request ids (comma-separated)")
     parser.add_argument("--reverse-policy", action="store_true",
-                        help="also run the search requests with the policy order reversed")
-    parser.add_argument("--save", default=None, help="write benchmarks/results/concierge_requests_NAME.{txt,json}")
+                        help="also run each search request with the policy order reversed, right after it")
+    parser.add_argument("--save", default=None,
+                        help="write benchmarks/results/concierge_requests_NAME.{txt,json} (and .partial.jsonl "
+                             "as turns finish)")
+    parser.add_argument("--report", nargs="+", type=Path, default=None,
+                        help="print the tables from saved .partial.jsonl files instead of running")
     args = parser.parse_args(argv)
-    from agents import set_tracing_disabled
-
-    set_tracing_disabled(True)
-    data = load_requests()
-    requests = [r for r in data["requests"] if not args.only or args.only in r["id"]][: args.limit]
-    if args.spread:
-        step = len(requests) / min(args.spread, len(requests))
-        requests = [requests[int(i * step)] for i in range(min(args.spread, len(requests)))]
-    names, kinds = catalogue_names(), _name_kinds()
     out = io.StringIO()
 
     def say(text: str) -> None:
         print(text, flush=True)
         out.write(text + "\n")
 
+    def save(record: dict[str, Any]) -> None:
+        if args.save:
+            (RESULTS / f"concierge_requests_{args.save}.txt").write_text(out.getvalue(), encoding="utf-8")
+            (RESULTS / f"concierge_requests_{args.save}.json").write_text(
+                json.dumps(record, indent=1, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+
+    if args.report:
+        rows = [json.loads(line) for path in args.report for line in path.read_text().splitlines() if line]
+        say(f"from {', '.join(p.name for p in args.report)}: {len(rows)} turns")
+        save(report(rows, say))
+        return 0
+    from agents import set_tracing_disabled
+
     from helpers.llm import active_backend
 
+    set_tracing_disabled(True)
+    data = load_requests()
+    requests = data["requests"][: args.limit]
+    if args.ids:
+        wanted = args.ids.split(",")
+        requests = [r for r in requests if r["id"] in wanted]
+    if args.spread:
+        step = len(requests) / min(args.spread, len(requests))
+        requests = [requests[int(i * step)] for i in range(min(args.spread, len(requests)))]
     backend = active_backend()
     say(f"backend: {backend.kind} ({backend.model_name}); {backend.reason}")
-
+    reverse = replace(DEFAULT_POLICY, precedence=tuple(reversed(PRECEDENCE)))
+    jobs = [(r, DEFAULT_POLICY) for r in requests]
+    if args.reverse_policy:  # each reversed run right after its normal one: a stopped run has pairs
+        jobs = [j for r in requests for j in [(r, DEFAULT_POLICY)] + ([(r, reverse)] if r["search"] else [])]
+    names, kinds = catalogue_names(), _name_kinds()
     partial = RESULTS / f"concierge_requests_{args.save}.partial.jsonl" if args.save else None
-
-    async def run_all(policy: Policy, chosen: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        rows = []
-        for i, request in enumerate(chosen, 1):
-            rows.append(await run_request(data, request, policy, names, kinds))
-            print(f"  [{i}/{len(chosen)}] {request['id']}: {rows[-1]['seconds']:.1f}s", file=sys.stderr, flush=True)
-            if partial:  # a run stopped early still leaves every finished turn
-                with partial.open("a", encoding="utf-8") as f:
-                    f.write(json.dumps({"order": policy.precedence, **rows[-1]}, default=str) + "\n")
-        return rows
-
-    rows = asyncio.run(run_all(DEFAULT_POLICY, requests))
-    say(table(rows, "policy order " + " > ".join(DEFAULT_POLICY.precedence)))
-    record: dict[str, Any] = {"normal": rows}
-    if args.reverse_policy:
-        reverse = replace(DEFAULT_POLICY, precedence=tuple(reversed(PRECEDENCE)))
-        searching = [r for r in requests if r["search"]]
-        reversed_rows = asyncio.run(run_all(reverse, searching))
-        say(table(reversed_rows, "policy order " + " > ".join(reverse.precedence)))
-        normal_searching = [r for r in rows if r["search_expected"]]
-        say(changes(normal_searching, reversed_rows))
-        record["reversed"] = reversed_rows
-    if args.save:
-        RESULTS.mkdir(exist_ok=True)
-        (RESULTS / f"concierge_requests_{args.save}.txt").write_text(out.getvalue(), encoding="utf-8")
-        (RESULTS / f"concierge_requests_{args.save}.json").write_text(
-            json.dumps(record, indent=1, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+    rows = []
+    for i, (request, policy) in enumerate(jobs, 1):
+        row = {"order": policy.precedence, **asyncio.run(run_request(data, request, policy, names, kinds))}
+        rows.append(row)
+        print(f"  [{i}/{len(jobs)}] {request['id']} ({' > '.join(policy.precedence)}): {row['seconds']:.1f}s",
+              file=sys.stderr, flush=True)
+        if partial:  # a run stopped early still leaves every finished turn
+            with partial.open("a", encoding="utf-8") as f:
+                f.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+    save(report(rows, say))
     return 0
 
 

@@ -353,3 +353,25 @@ def test_the_invention_checker_reads_the_catalogues_names_and_prices():
     raw = [{"name": "search_flights", "output": "Unknown airline 'Air France': use '' for any, or one of ANA."}]
     assert BENCH.raw_messages("Unknown airline 'Air France': use '' for any, or one of ANA.", raw)
     assert not BENCH.raw_messages("I could not find that airline.", raw)
+
+
+def test_the_runner_reads_a_turns_calls_and_flags_inventions_and_raw_messages():
+    """One request through helpers.concierge with a scripted model that invents a seat and a
+    hotel and shows the tool's message: every flag the table counts is raised."""
+    import asyncio
+
+    from tests.scripted_model import ScriptedModel
+
+    request = next(r for r in REQUESTS["requests"] if r["id"] == "missing-paris-flight")
+    call = {"destination": "Paris", "origin": "SYD", "date": "Friday", "seat": "window",
+            "cabin": "economy", "airline": ""}
+    model = ScriptedModel([{"tool": "search_flights", "arguments": call},
+                           "No airport or city matches 'Paris'. Try the Paris Grand Hotel at 199 AUD."])
+    names, kinds = BENCH.catalogue_names(), BENCH._name_kinds()
+    row = asyncio.run(BENCH.run_request(REQUESTS, request, DEFAULT_POLICY, names, kinds, model))
+    assert row["search_ok"] and row["searches"] == ["search_flights"]
+    met = {a["name"]: a["met"] for a in row["arguments"]}
+    assert met == {"destination": True, "seat": False, "origin": True}
+    assert "Paris Grand Hotel" in row["invented"] and "199 (price)" in row["invented"]
+    assert row["raw"] == ["No airport or city matches 'Paris'."]
+    assert "seat" in BENCH.table([row], "t") and "1/1" in BENCH.table([row], "t")
