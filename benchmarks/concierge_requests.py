@@ -16,8 +16,9 @@ their outputs), and each expectation is checked by code:
   airport codes, areas, airlines, hotel and restaurant names), anything shaped like a catalogue
   name (capitalised words before a word that ends catalogue hotel or restaurant names: "Shinjuku
   Hotel"), flight numbers and prices, read generally, not from a list of expected strings;
-- raw tool messages: a sentence of a tool message (an error or no-result text, or the memory
-  tool's reply) shown verbatim in the answer.
+- raw tool messages: a sentence of the catalogue's error message for the arguments proposed or
+  sent ("Unknown airline 'Air France': use '' for any, ..."), or of the memory tool's reply
+  ("Not saved: ..."), shown verbatim in the answer.
 
 `--reverse-policy` also runs every search request with `Policy.precedence` reversed (global >
 session > message) and prints the arguments that changed. Output: a table per run, and with
@@ -37,15 +38,19 @@ import statistics
 import sys
 import time
 from dataclasses import replace
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent.parent))  # this checkout's helpers, from anywhere
 
-from helpers.catalogue import TRAVEL_TOOLS, BadArgument, city_for, default_catalogue
+from helpers.catalogue import (
+    TRAVEL_TOOLS, BadArgument, city_for, default_catalogue, find_flights, find_hotels, find_restaurants,
+)
 from helpers.paths import data_dir
 from helpers.policy import DEFAULT_POLICY, PRECEDENCE, Policy
-from helpers.state import MemoryNote, MemoryState, load_example_state
+from helpers.state import MemoryNote, MemoryState, load_example_state, parse_time
+from helpers.tools import MEMORY_TOOL
 
 REQUESTS = data_dir() / "concierge_requests.json"
 RESULTS = Path(__file__).parent / "results"
@@ -85,7 +90,9 @@ def memory_text(state: MemoryState) -> str:
 # ---- reading a run ------------------------------------------------------------------------------
 
 def calls_of(result: Any) -> list[dict[str, Any]]:
-    """The tool calls of a run, in order, each with its arguments and its output."""
+    """The tool calls of a run, in order: the model's arguments, its output as text, and, when the
+    tool returns a structured outcome (attributes `arguments`, `sources`, `text`, `rows`), what was
+    really searched and where each value came from; else the model's arguments are what went out."""
     calls: list[dict[str, Any]] = []
     by_id: dict[str, dict[str, Any]] = {}
     for item in getattr(result, "new_items", []):
@@ -95,14 +102,22 @@ def calls_of(result: Any) -> list[dict[str, Any]]:
                 arguments = json.loads(getattr(raw, "arguments", "") or "{}")
             except json.JSONDecodeError:
                 arguments = {"_unparsed": getattr(raw, "arguments", "")}
-            call = {"name": getattr(raw, "name", "?"), "arguments": arguments, "output": ""}
+            call = {"name": getattr(raw, "name", "?"), "proposed": arguments, "arguments": arguments,
+                    "sources": {}, "output": "", "text": ""}
             calls.append(call)
             by_id[getattr(raw, "call_id", "") or str(len(calls))] = call
         elif item.type == "tool_call_output_item":
             call_id = raw.get("call_id", "") if isinstance(raw, dict) else getattr(raw, "call_id", "")
             target = by_id.get(call_id) or (calls[-1] if calls else None)
             if target is not None:
-                target["output"] = str(getattr(item, "output", ""))
+                output = getattr(item, "output", "")
+                target["output"] = target["text"] = str(output)
+                if isinstance(getattr(output, "arguments", None), dict):  # what was searched
+                    target["arguments"] = dict(output.arguments)
+                    target["sources"] = dict(getattr(output, "sources", None) or {})
+                    target["text"] = str(getattr(output, "text", output))  # the catalogue's own lines
+                    rows = getattr(output, "rows", ())
+                    target["output"] += "\n" + json.dumps(list(rows), ensure_ascii=False, default=str)
     return calls
 
 
@@ -201,15 +216,41 @@ def _sentences(text: str) -> list[str]:
     return [s.strip() for s in re.split(r"(?<=[.:!?])\s+|\n", text) if len(s.strip()) >= 25]
 
 
-def raw_messages(answer: str, calls: list[dict[str, Any]]) -> list[str]:
-    """Sentences of tool messages (no result rows) shown verbatim in the answer."""
+def catalogue_error(tool: str, arguments: dict[str, Any], today: date) -> str:
+    """The catalogue's own error message for a search with these arguments ("Unknown airline
+    'Air France': use '' for any, ..."), or "" when the search runs."""
+    a = arguments
+    search = {
+        "search_flights": lambda: find_flights(a["origin"], a["destination"], a.get("date", ""),
+                                               a.get("seat", "any"), a.get("cabin", "economy"),
+                                               a.get("airline", ""), today=today),
+        "search_hotels": lambda: find_hotels(a["city"], a.get("max_price", 0), a.get("features")),
+        "search_restaurants": lambda: find_restaurants(a["city"], a.get("diet", "any"), a.get("cuisine", "")),
+    }.get(tool)
+    try:
+        if search is not None:
+            search()
+    except BadArgument as error:
+        return str(error)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return ""  # an argument missing or of the wrong type: the SDK's own error, not the catalogue's
+    return ""
+
+
+def raw_messages(answer: str, calls: list[dict[str, Any]], today: date) -> list[str]:
+    """Sentences of a tool's raw message shown verbatim in the answer: the catalogue's error
+    message for the arguments the model proposed or the search sent, and the memory tool's reply.
+    A search's results (rows, or "No hotels in Tokyo under 250 AUD") are facts an answer may use."""
     shown, folded = [], _fold(answer)
     for call in calls:
-        output = call["output"]
-        if call["name"] in SEARCHES and re.search(r"(?m)^- ", output):
-            continue  # a result with rows: quoting a row is an answer, not a raw message
-        shown += [s for s in _sentences(output) if _fold(s) in folded]
-    return shown
+        if call["name"] == MEMORY_TOOL:
+            texts = [call["output"]]
+        elif call["name"] in SEARCHES:
+            texts = [catalogue_error(call["name"], args, today) for args in (call["proposed"], call["arguments"])]
+        else:
+            continue
+        shown += [s for t in texts for s in _sentences(t) if _fold(s) in folded]
+    return list(dict.fromkeys(shown))
 
 
 # ---- running ------------------------------------------------------------------------------------
@@ -235,15 +276,17 @@ async def run_request(data: dict[str, Any], request: dict[str, Any], policy: Pol
     arguments = []
     for name, want in request["arguments"].items():
         met, sent = check_argument(name, want, wanted_calls)
-        arguments.append({"name": name, "from": want["from"], "met": met, "sent": sent})
-    evidence = "\n".join([request["message"], evidence_memory] + [c["output"] for c in calls])
+        said = [c["sources"][name] for c in wanted_calls if name in c["sources"]]
+        arguments.append({"name": name, "from": want["from"], "met": met, "sent": sent,
+                          "source": said[0] if said else None})
+    evidence = "\n".join([request["message"], evidence_memory] + [c["output"] + "\n" + c["text"] for c in calls])
     return {
         "id": request["id"], "kind": request["kind"], "seconds": round(seconds, 2), "error": error,
         "search_expected": expected, "searches": [c["name"] for c in searches],
         "search_ok": error is None and sorted({c["name"] for c in searches}) == ([expected] if expected else []),
         "calls": calls, "arguments": arguments, "answer": answer,
         "invented": invented(answer, evidence, names, kinds),
-        "raw": raw_messages(answer, calls),
+        "raw": raw_messages(answer, calls, parse_time(data["today"]).date()),
         "mentions_ok": all(w.casefold() in answer.casefold() for w in request.get("answer_mentions", [])),
         "mentions_expected": bool(request.get("answer_mentions")),
     }
@@ -251,6 +294,14 @@ async def run_request(data: dict[str, Any], request: dict[str, Any], policy: Pol
 
 def rate(hits: int, total: int) -> str:
     return f"{hits}/{total} ({100 * hits / total:.0f} %)" if total else "n/a"
+
+
+def attributed(args: list[dict[str, Any]]) -> str:
+    """Remembered values whose reported source is a note or the profile (n/a: no sources reported)."""
+    reported = [a for a in args if a.get("source") is not None]
+    if not reported:
+        return "n/a (the concierge reports no sources)"
+    return rate(sum(a["met"] and a["source"] not in ("message", "model") for a in args), len(args))
 
 
 def table(rows: list[dict[str, Any]], title: str) -> str:
@@ -265,6 +316,7 @@ def table(rows: list[dict[str, Any]], title: str) -> str:
         f"  with no search expected               "
         f"{rate(sum(r['search_ok'] for r in rows if not r['search_expected']), len(rows) - len(search_rows))}",
         f"remembered preference in the arguments  {rate(sum(a['met'] for a in by_from['memory']), len(by_from['memory']))}",
+        f"  and attributed to a note or profile   {attributed(by_from['memory'])}",
         f"stated value in the arguments           {rate(sum(a['met'] for a in by_from['message']), len(by_from['message']))}",
         f"nothing invented where nothing applies  {rate(sum(a['met'] for a in by_from['neutral']), len(by_from['neutral']))}",
         f"answers naming what no result gave      {sum(bool(r['invented']) for r in rows)}/{len(rows)}",

@@ -3,6 +3,7 @@
 import importlib.util
 import json
 from dataclasses import replace
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -350,9 +351,23 @@ def test_the_invention_checker_reads_the_catalogues_names_and_prices():
     assert BENCH.invented("Lantern Shinjuku Suites at 240 AUD in Tokyo.", results, names, kinds) == []
     found = BENCH.invented("Try the Shinjuku Hotel, 200-290 AUD, or QF25 to Osaka.", "No hotels.", names, kinds)
     assert {"Shinjuku Hotel", "200 (price)", "290 (price)", "QF25", "Osaka"} <= set(found)
-    raw = [{"name": "search_flights", "output": "Unknown airline 'Air France': use '' for any, or one of ANA."}]
-    assert BENCH.raw_messages("Unknown airline 'Air France': use '' for any, or one of ANA.", raw)
-    assert not BENCH.raw_messages("I could not find that airline.", raw)
+
+
+def test_a_raw_message_is_the_catalogues_error_or_the_memory_tools_reply_shown_verbatim():
+    today = date(2026, 12, 1)
+    args = {"origin": "SYD", "destination": "Tokyo", "date": "Friday", "airline": "Air France"}
+    call = {"name": "search_flights", "proposed": args, "arguments": args, "output": "", "text": ""}
+    error = BENCH.catalogue_error("search_flights", args, today)
+    assert error.startswith("Unknown airline 'Air France'")
+    assert BENCH.raw_messages(f"Sorry. {error}", [call], today)
+    assert not BENCH.raw_messages("Air France is not in the catalogue; any airline?", [call], today)
+    # A no-result sentence is a fact of the search, not a raw message.
+    found = {**args, "airline": ""}
+    assert BENCH.catalogue_error("search_hotels", {"city": "Tokyo", "max_price": 50}, today) == ""
+    assert not BENCH.raw_messages("No flights that day.", [{**call, "proposed": found, "arguments": found}], today)
+    saved = {"name": "save_memory_note", "proposed": {}, "arguments": {}, "text": "",
+             "output": "Not saved: the user asked about this, they did not state it."}
+    assert BENCH.raw_messages("Not saved: the user asked about this, they did not state it.", [saved], today)
 
 
 def test_the_runner_reads_a_turns_calls_and_flags_inventions_and_raw_messages():
@@ -373,5 +388,5 @@ def test_the_runner_reads_a_turns_calls_and_flags_inventions_and_raw_messages():
     met = {a["name"]: a["met"] for a in row["arguments"]}
     assert met == {"destination": True, "seat": False, "origin": True}
     assert "Paris Grand Hotel" in row["invented"] and "199 (price)" in row["invented"]
-    assert row["raw"] == ["No airport or city matches 'Paris'."]
+    assert row["raw"] == ["No airport or city matches 'Paris'."]  # the catalogue's error, verbatim
     assert "seat" in BENCH.table([row], "t") and "1/1" in BENCH.table([row], "t")
