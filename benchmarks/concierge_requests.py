@@ -261,7 +261,6 @@ async def run_request(data: dict[str, Any], request: dict[str, Any], policy: Pol
     from helpers.concierge import make_concierge, run_turn  # late: importing it may load a model
 
     state = state_for(data, request["fixture"])
-    evidence_memory = memory_text(state)
     agent = make_concierge(policy=policy, model=model)
     started = time.perf_counter()
     try:
@@ -269,7 +268,16 @@ async def run_request(data: dict[str, Any], request: dict[str, Any], policy: Pol
         answer, error, calls = str(result.final_output or ""), None, calls_of(result)
     except Exception as exc:  # noqa: BLE001 - a failed turn is a data point, not the end of the run
         answer, error, calls = "", f"{type(exc).__name__}: {exc}", []
-    seconds = time.perf_counter() - started
+    turn = {"id": request["id"], "order": list(policy.precedence), "seconds": round(time.perf_counter() - started, 2),
+            "error": error, "calls": calls, "answer": answer}
+    return check(data, request, turn, names, kinds)
+
+
+def check(data: dict[str, Any], request: dict[str, Any], turn: dict[str, Any], names: dict[str, str],
+          kinds: str) -> dict[str, Any]:
+    """Every expectation of a request against one finished turn (its calls and answer): the same
+    verdicts whether the turn just ran or was read back from a saved run."""
+    calls = [{"proposed": c["arguments"], "sources": {}, "text": c["output"], **c} for c in turn["calls"]]
     searches = [c for c in calls if c["name"] in SEARCHES]
     expected = request["search"]
     wanted_calls = [c for c in searches if c["name"] == expected]
@@ -279,12 +287,14 @@ async def run_request(data: dict[str, Any], request: dict[str, Any], policy: Pol
         said = [c["sources"][name] for c in wanted_calls if name in c["sources"]]
         arguments.append({"name": name, "from": want["from"], "met": met, "sent": sent,
                           "source": said[0] if said else None})
-    evidence = "\n".join([request["message"], evidence_memory] + [c["output"] + "\n" + c["text"] for c in calls])
+    memory = memory_text(state_for(data, request["fixture"]))
+    evidence = "\n".join([request["message"], memory] + [c["output"] + "\n" + c["text"] for c in calls])
+    answer = turn["answer"]
     return {
-        "id": request["id"], "kind": request["kind"], "seconds": round(seconds, 2), "error": error,
+        **turn, "kind": request["kind"], "calls": calls,
         "search_expected": expected, "searches": [c["name"] for c in searches],
-        "search_ok": error is None and sorted({c["name"] for c in searches}) == ([expected] if expected else []),
-        "calls": calls, "arguments": arguments, "answer": answer,
+        "search_ok": turn["error"] is None and sorted({c["name"] for c in searches}) == ([expected] if expected else []),
+        "arguments": arguments,
         "invented": invented(answer, evidence, names, kinds),
         "raw": raw_messages(answer, calls, parse_time(data["today"]).date()),
         "mentions_ok": all(w.casefold() in answer.casefold() for w in request.get("answer_mentions", [])),
@@ -403,10 +413,12 @@ def main(argv: list[str] | None = None) -> int:
             (RESULTS / f"concierge_requests_{args.save}.json").write_text(
                 json.dumps(record, indent=1, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
 
-    if args.report:
-        rows = [json.loads(line) for path in args.report for line in path.read_text().splitlines() if line]
-        say(f"from {', '.join(p.name for p in args.report)}: {len(rows)} turns")
-        save(report(rows, say))
+    if args.report:  # the verdicts are recomputed from each saved turn's calls and answer
+        data, names, kinds = load_requests(), catalogue_names(), _name_kinds()
+        by_id = {r["id"]: r for r in data["requests"]}
+        turns = [json.loads(line) for path in args.report for line in path.read_text().splitlines() if line]
+        say(f"read back from {', '.join(p.name for p in args.report)}: {len(turns)} turns")
+        save(report([check(data, by_id[t["id"]], t, names, kinds) for t in turns], say))
         return 0
     from agents import set_tracing_disabled
 
@@ -431,7 +443,7 @@ def main(argv: list[str] | None = None) -> int:
     partial = RESULTS / f"concierge_requests_{args.save}.partial.jsonl" if args.save else None
     rows = []
     for i, (request, policy) in enumerate(jobs, 1):
-        row = {"order": policy.precedence, **asyncio.run(run_request(data, request, policy, names, kinds))}
+        row = asyncio.run(run_request(data, request, policy, names, kinds))
         rows.append(row)
         print(f"  [{i}/{len(jobs)}] {request['id']} ({' > '.join(policy.precedence)}): {row['seconds']:.1f}s",
               file=sys.stderr, flush=True)

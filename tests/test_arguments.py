@@ -390,3 +390,22 @@ def test_the_runner_reads_a_turns_calls_and_flags_inventions_and_raw_messages():
     assert "Paris Grand Hotel" in row["invented"] and "199 (price)" in row["invented"]
     assert row["raw"] == ["No airport or city matches 'Paris'."]  # the catalogue's error, verbatim
     assert "seat" in BENCH.table([row], "t") and "1/1" in BENCH.table([row], "t")
+
+
+def test_a_saved_run_is_read_back_and_checked_again(tmp_path, capsys):
+    """--report recomputes every verdict from saved turns: a turn of main's concierge (the
+    model's arguments are what went out) and its reversed twin, with the changed argument."""
+    call = {"name": "search_flights", "output": "1 flights SYD -> NRT\n- NH831 ANA: 830 AUD",
+            "arguments": {"origin": "SYD", "destination": "Tokyo", "date": "11 December",
+                          "seat": "window", "cabin": "economy", "airline": ""}}
+    turn = {"id": "flight-tokyo", "order": list(PRECEDENCE), "seconds": 12.5, "error": None,
+            "calls": [call], "answer": "NH831 at 830 AUD, or the Harbour Grand Hotel."}
+    twin = {**turn, "order": list(reversed(PRECEDENCE)),
+            "calls": [{**call, "arguments": {**call["arguments"], "seat": "aisle"}}]}
+    saved = tmp_path / "run.partial.jsonl"
+    saved.write_text("\n".join(json.dumps(t) for t in (turn, twin)) + "\n")
+    assert BENCH.main(["--report", str(saved)]) == 0
+    out = capsys.readouterr().out
+    assert "remembered preference in the arguments  1/2 (50 %)" in out  # origin yes, seat no
+    assert "answers naming what no result gave      1/1" in out  # the hotel no result gave
+    assert "flight-tokyo" in out and "seat 'window' -> 'aisle'" in out
