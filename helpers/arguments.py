@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from helpers.attributes import attributes_of, named_subject, qualifiers
 from helpers.catalogue import (
@@ -34,7 +34,7 @@ from helpers.catalogue import (
     parse_date,
 )
 from helpers.policy import DEFAULT_POLICY, Policy
-from helpers.state import MemoryNote, MemoryState, recency
+from helpers.state import MemoryNote, MemoryState, Scope, recency
 
 MESSAGE = "message"
 CATALOGUE_CURRENCY = "AUD"  # the catalogue's prices (helpers.catalogue); its tools take no currency
@@ -81,13 +81,17 @@ def _names_at(words: list[str], names: dict[str, str]) -> list[tuple[int, str]]:
         for n in (3, 2, 1):
             phrase = " ".join(words[i:i + n]).casefold().strip(".")
             near = difflib.get_close_matches(phrase, names, 1, 0.8) if len(phrase) >= 5 else []
-            if phrase in names or near:
-                found.append((i, names[phrase if phrase in names else near[0]]))
+            shown = names.get(phrase, "")  # "ANA" only in capitals ("Ana": a person)
+            exact = bool(shown) and (not shown.isupper() or shown in words[i:i + n])
+            if exact or near:
+                found.append((i, shown if exact else names[near[0]]))
                 break
     return found
 
 
 _WORD = re.compile(r"[\w'.-]+")
+
+
 def _attribute_reader(attribute: str, words: dict[str, Any], convert: Callable[[str], Any] = str,
                       names: dict[str, str] | None = None) -> Callable[[str], Reading]:
     """One attributes_of attribute, clause by clause (two values: none), else a close `names`."""
@@ -341,16 +345,14 @@ def sources(message: str, state: MemoryState, policy: Policy = DEFAULT_POLICY) -
         if tier == MESSAGE:
             yield Source(MESSAGE, message, "as you asked")
             continue
-        live = state.live_notes(clock, tier)  # type: ignore[arg-type]
-        notes = [n for n in live if _applies(n, message)]
+        notes = [n for n in state.live_notes(clock, cast(Scope, tier)) if _applies(n, message)]
         notes.sort(key=lambda n: recency(n, clock), reverse=policy.newest_first)
         whose = "this session's note" if tier == "session" else "your note"
         yield from (Source(n.id, n.text, f"from {whose} of {n.observed_at[:10]}") for n in notes)
         if tier == "global":
-            yield from (Source(f"profile.{key}", f"{key.replace('_', ' ')}: {value}",
-                               "from your profile")
-                        for key, value in state.profile.items()
-                        if isinstance(value, (str, int, float)) and not isinstance(value, bool))
+            yield from (Source(f"profile.{k}", f"{k.replace('_', ' ')}: {v}", "from your profile")
+                        for k, v in state.profile.items()
+                        if isinstance(v, (str, int, float)) and not isinstance(v, bool))
 
 
 def _decide(slot: Slot, given: Any, message: str, ordered: list[Source]) -> tuple[Any, Any]:
@@ -361,8 +363,7 @@ def _decide(slot: Slot, given: Any, message: str, ordered: list[Source]) -> tupl
         if read is None:
             continue
         reading = read(source.text)
-        value = reading.value
-        if isinstance(value, list):
+        if isinstance(value := reading.value, list):
             value = [v for v in value if v not in refused] or None
         elif value in refused:
             value = None
@@ -382,8 +383,7 @@ def fill_arguments(tool_name: str, given: dict[str, Any], message: str, state: M
     where, explanations = dict[str, str](), dict[str, str]()
     dropped = {k: v for k, v in given.items() if k not in parameters}
     for name, slot in _slots(tool_name, parameters).items():
-        proposed = given.get(name)
-        value, source = _decide(slot, proposed, message, ordered)
+        value, source = _decide(slot, proposed := given.get(name), message, ordered)
         if source is not None:
             arguments[name], where[name] = value, source.id
             explanations[name] = f"{slot.label(value)}, {source.where}"

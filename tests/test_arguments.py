@@ -158,12 +158,17 @@ def test_no_memory_at_all_sends_neutral_values_and_claims_no_source():
 def test_notes_that_say_nothing_about_an_argument_or_are_someone_elses_supply_nothing():
     quiet = state(
         note("Likes to arrive the evening before a morning meeting"),
+        note("Travels with Ana, a colleague"),
         note("Sister prefers window seats"),
         note("Tom flies business class"),
     )
     filled = flights(FLIGHT, quiet)
     assert (filled.arguments["seat"], filled.arguments["cabin"]) == ("any", "economy")
     assert "seat" not in filled.sources and "cabin" not in filled.sources
+    # A person called Ana is not the airline ANA, in a note or in the profile's name.
+    assert filled.arguments["airline"] == "" and "airline" not in filled.sources
+    named = flights(FLIGHT, state(profile={"name": "Ana Lima"}))
+    assert named.arguments["airline"] == "" and "airline" not in named.sources
 
 
 def test_expired_and_superseded_notes_never_fill_an_argument():
@@ -386,7 +391,7 @@ def test_the_runner_reads_a_turns_calls_and_flags_inventions_and_raw_messages():
     row = asyncio.run(BENCH.run_request(REQUESTS, request, DEFAULT_POLICY, names, kinds, model))
     assert row["search_ok"] and row["searches"] == ["search_flights"]
     met = {a["name"]: a["met"] for a in row["arguments"]}
-    assert met == {"destination": True, "seat": False, "origin": True}
+    assert met == {"destination": True, "seat": False, "origin": True, "cabin": True, "airline": True}
     assert "Paris Grand Hotel" in row["invented"] and "199 (price)" in row["invented"]
     assert row["raw"] == ["No airport or city matches 'Paris'."]  # the catalogue's error, verbatim
     assert "seat" in BENCH.table([row], "t") and "1/1" in BENCH.table([row], "t")
