@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from helpers.attributes import attributes_of, named_subject, qualifiers
 from helpers.catalogue import (
@@ -34,10 +34,9 @@ from helpers.catalogue import (
     parse_date,
 )
 from helpers.policy import DEFAULT_POLICY, Policy
-from helpers.state import MemoryNote, MemoryState, recency
+from helpers.state import MemoryNote, MemoryState, Scope, recency
 
 MESSAGE = "message"
-PROFILE = "profile"  # a profile field's source reads "profile.<field>"
 CATALOGUE_CURRENCY = "AUD"  # the catalogue's prices (helpers.catalogue); its tools take no currency
 
 
@@ -53,14 +52,11 @@ class Filled:
 
 class Reading(NamedTuple):
     """What one text says about one argument: a value, and the values it refuses."""
-
     value: Any = None
     refused: frozenset[Any] = frozenset()
 
 
 NOTHING = Reading()
-
-# ---- readers: what a text (a message, a note, a "field: value" line) says about an argument --
 
 _NEGATION = (r"(?:not|no|never|avoids?|avoiding|hates?|dislikes?|don'?t|doesn'?t|won'?t|"
              r"rather not|no longer|except)")
@@ -76,21 +72,26 @@ def _refused(text: str, words: dict[str, Any]) -> frozenset[Any]:
 
 # "Business class, not an aisle seat" reads as two clauses: one's negation hides no other value.
 _CLAUSE = re.compile(r"[,;.!?]+|\s+(?:but|and|or)\s+")
+
+
 def _names_at(words: list[str], names: dict[str, str]) -> list[tuple[int, str]]:
-    """(word index, shown name) of each name (folded -> shown) among the words: exactly, or by a
-    close spelling of five letters or more (difflib ratio >= 0.8): "Tokio", "Quantas"."""
+    """(index, name) of the `names` among words, exact or close (difflib >= 0.8): "Tokio"."""
     found = []
     for i in range(len(words)):
         for n in (3, 2, 1):
             phrase = " ".join(words[i:i + n]).casefold().strip(".")
             near = difflib.get_close_matches(phrase, names, 1, 0.8) if len(phrase) >= 5 else []
-            if phrase in names or near:
-                found.append((i, names[phrase if phrase in names else near[0]]))
+            shown = names.get(phrase, "")  # "ANA" only in capitals ("Ana": a person)
+            exact = bool(shown) and (not shown.isupper() or shown in words[i:i + n])
+            if exact or near:
+                found.append((i, shown if exact else names[near[0]]))
                 break
     return found
 
 
 _WORD = re.compile(r"[\w'.-]+")
+
+
 def _attribute_reader(attribute: str, words: dict[str, Any], convert: Callable[[str], Any] = str,
                       names: dict[str, str] | None = None) -> Callable[[str], Reading]:
     """One attributes_of attribute, clause by clause (two values: none), else a close `names`."""
@@ -107,12 +108,11 @@ def _attribute_reader(attribute: str, words: dict[str, Any], convert: Callable[[
 
 
 _AIRLINES = {name.casefold(): name for name, *_ in AIRLINES.values()}
-_DIETS = {"vegetarian": "vegetarian", "veggie": "vegetarian", "vegan": "vegan",
-          "gluten": "gluten-free", "coeliac": "gluten-free", "celiac": "gluten-free",
-          "halal": "halal", "kosher": "kosher"}
-_FEATURES = {"public transport": "near transport", "transport": "near transport",
-             "train": "near transport", "metro": "near transport", "station": "near transport",
-             "gym": "gym", "fitness": "gym", "pool": "pool", "swimming": "pool", "quiet": "quiet"}
+_DIETS = {"vegetarian": "vegetarian", "vegan": "vegan", "halal": "halal", "kosher": "kosher",
+          "gluten": "gluten-free", "coeliac": "gluten-free", "celiac": "gluten-free"}
+_FEATURES = {"transport": "near transport", "train": "near transport", "metro": "near transport",
+             "station": "near transport", "gym": "gym", "fitness": "gym", "pool": "pool",
+             "swimming": "pool", "quiet": "quiet"}
 # A currency code next to a number: a budget in another currency than the catalogue's is none.
 _CURRENCY = re.compile(r"\d\s*([A-Z]{3})\b|\b([A-Z]{3})\s*\d")
 
@@ -150,8 +150,7 @@ def read_features(text: str) -> Reading:
 
 def _home(text: str, as_city: bool = False) -> Reading:
     """The home airport a text states ("Lives in Sydney" -> SYD); with `as_city`, the city."""
-    stated = attributes_of(text)
-    place = stated.get("home_airport") or stated.get("home_city")
+    place = (stated := attributes_of(text)).get("home_airport") or stated.get("home_city")
     if not place:
         return NOTHING
     try:
@@ -163,7 +162,7 @@ def _home(text: str, as_city: bool = False) -> Reading:
 
 
 _STOP = {"to", "on", "in", "for", "next", "this", "at", "with", "and", "or", "via", "by", "the"}
-_A_DAY = date(2026, 1, 1)  # any day serves to ask whether a text reads as a date
+_A_DAY = date(2026, 1, 1)
 _DATE = re.compile(
     r"(?i)\b(?:today|tomorrow|(?:next\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day|"
     r"\d{4}-\d{2}-\d{2}|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?[a-z]{3,9}|"
@@ -180,7 +179,7 @@ def place_mentions(message: str) -> list[str]:
     return list(dict.fromkeys(city for _, city in sorted(found)))
 
 
-def _is_date(text: str) -> bool:
+def _is_date(text: str) -> bool:  # any day serves to ask whether a text reads as a date
     with contextlib.suppress(BadArgument):
         return bool(parse_date(text, _A_DAY))
     return False
@@ -194,7 +193,13 @@ def date_in(message: str) -> str | None:
 def read_origin(message: str) -> Reading:
     """Where the message says the user flies from: "from Melbourne", "from SYD", "from Paris"."""
     match = re.search(r"(?i)\bfrom\s+((?:[\w'.-]+\s*){1,3})", message)
-    words = match.group(1).split() if match else []
+    if not match:  # "SYD to NRT", "sydney to wellington": a place's whole name just before "to"
+        before = re.search(r"(?:([\w'.-]+)\s+)?([\w'.-]+)\s+to\s", message)
+        tails = [" ".join(w for w in before.groups() if w), before.group(2)] if before else []
+        whole = [p for t in tails for p in place_mentions(t)
+                 if t.isupper() or difflib.get_close_matches(t.lower(), [p.lower()], 1, 0.8)]
+        return Reading(whole[0]) if whole else NOTHING
+    words = match.group(1).split()
     kept = itertools.takewhile(lambda w: w.casefold() not in _STOP, words)
     said = " ".join(w.strip(".,!?") for w in kept)
     if not said or said.casefold() in ("now", "here", "home") or _is_date(said):
@@ -224,9 +229,13 @@ def _proposed(value: Any) -> bool:
     return value not in (None, []) and _fold(value) not in {"", "any", "none", "no preference", "0"}
 
 
-def _stated_or_proposed(read: Callable[[str], Reading]) -> MessageReader:
-    """The message's reading; else the model's value when the message names it ("Air France")."""
+def _stated_or_proposed(read: Callable[[str], Reading], noun: str = "", neutral: Any = None
+                        ) -> MessageReader:
+    """The message's reading ("any airline": the neutral value); else the model's value when the
+    message names it ("Air France")."""
     def from_message(message: str, given: Any) -> Reading:
+        if noun and re.search(rf"(?i)\b(?:any|whichever|whatever)\s+(?:{noun})\b", message):
+            return Reading(neutral)
         reading = read(message)
         if (reading.value is None and _proposed(given) and given not in reading.refused
                 and mentions(message, given)):
@@ -260,20 +269,16 @@ def _place(exclude_origin: bool) -> MessageReader:
 def _date(message: str, given: Any) -> Reading:
     """The message's day; the model's words for it when they name the same day ("Dec 11")."""
     said = date_in(message)
-    if said is None:
-        return NOTHING
-    same = _proposed(given) and _is_date(str(given)) and (
+    same = said and _proposed(given) and _is_date(str(given)) and (
         parse_date(str(given), _A_DAY) == parse_date(said, _A_DAY))
-    return Reading(given if same else said)
+    return NOTHING if said is None else Reading(given if same else said)
 
 
-# Free text (a cuisine, an area): the model's value only when the message names it.
-_words = _stated_or_proposed(lambda text: NOTHING)
+_words = _stated_or_proposed(lambda text: NOTHING)  # free text: the model's, if the message says it
 
 
 class Slot(NamedTuple):
-    """An argument: its readers of the message and of memory (None: the message only), its text
-    for a person, and the value sent when nothing gives one."""
+    """An argument's readers (memory None: the message only), text, and value when none given."""
 
     from_message: MessageReader
     from_memory: Callable[[str], Reading] | None
@@ -288,10 +293,12 @@ def _slots(tool_name: str, parameters: list[str]) -> dict[str, Slot]:
             "origin": Slot(lambda m, g: read_origin(m), _home, lambda v: f"from {v}"),
             "destination": Slot(_place(exclude_origin=True), None, lambda v: f"to {v}"),
             "date": Slot(_date, None, str, ""),
-            "seat": Slot(_stated_or_proposed(read_seat), read_seat, lambda v: f"{v} seat", "any"),
-            "cabin": Slot(_stated_or_proposed(read_cabin), read_cabin, lambda v: f"{v} cabin",
-                          "economy"),
-            "airline": Slot(_stated_or_proposed(read_airline), read_airline, str, ""),
+            "seat": Slot(_stated_or_proposed(read_seat, "seat", "any"), read_seat,
+                         lambda v: f"{v} seat", "any"),
+            "cabin": Slot(_stated_or_proposed(read_cabin, "cabin|class", "economy"), read_cabin,
+                          lambda v: f"{v} cabin", "economy"),
+            "airline": Slot(_stated_or_proposed(read_airline, "airline|carrier", ""), read_airline,
+                            lambda v: v or "any airline", ""),
         },
         "search_hotels": {
             "city": Slot(_place(exclude_origin=False), None, lambda v: f"in {v}"),
@@ -311,11 +318,10 @@ def _slots(tool_name: str, parameters: list[str]) -> dict[str, Slot]:
 
 def tool_parameters(tool_name: str) -> list[str]:
     """The argument names of one of the catalogue's search tools, from its JSON schema."""
-    for tool in TRAVEL_TOOLS:
-        if tool.name == tool_name:
-            return list(tool.params_json_schema.get("properties", {}))
-    known = [t.name for t in TRAVEL_TOOLS]
-    raise ValueError(f"unknown search tool {tool_name!r}; expected one of {known}")
+    schemas = {t.name: t.params_json_schema for t in TRAVEL_TOOLS}
+    if tool_name not in schemas:
+        raise ValueError(f"unknown search tool {tool_name!r}; expected one of {list(schemas)}")
+    return list(schemas[tool_name].get("properties", {}))
 
 
 class Source(NamedTuple):
@@ -339,28 +345,25 @@ def sources(message: str, state: MemoryState, policy: Policy = DEFAULT_POLICY) -
         if tier == MESSAGE:
             yield Source(MESSAGE, message, "as you asked")
             continue
-        live = state.live_notes(clock, tier)  # type: ignore[arg-type]
-        notes = [n for n in live if _applies(n, message)]
+        notes = [n for n in state.live_notes(clock, cast(Scope, tier)) if _applies(n, message)]
         notes.sort(key=lambda n: recency(n, clock), reverse=policy.newest_first)
         whose = "this session's note" if tier == "session" else "your note"
         yield from (Source(n.id, n.text, f"from {whose} of {n.observed_at[:10]}") for n in notes)
         if tier == "global":
-            yield from (Source(f"{PROFILE}.{key}", f"{key.replace('_', ' ')}: {value}",
-                               "from your profile")
-                        for key, value in state.profile.items()
-                        if isinstance(value, (str, int, float)) and not isinstance(value, bool))
+            yield from (Source(f"profile.{k}", f"{k.replace('_', ' ')}: {v}", "from your profile")
+                        for k, v in state.profile.items()
+                        if isinstance(v, (str, int, float)) and not isinstance(v, bool))
 
 
 def _decide(slot: Slot, given: Any, message: str, ordered: list[Source]) -> tuple[Any, Any]:
     """The first value down the sources that no higher source refused."""
     refused: set[Any] = set()
     for source in ordered:
-        if source.id != MESSAGE and slot.from_memory is None:
+        read = slot.from_memory if source.id != MESSAGE else lambda t: slot.from_message(t, given)
+        if read is None:
             continue
-        reading = (slot.from_message(message, given) if source.id == MESSAGE
-                   else slot.from_memory(source.text))  # type: ignore[misc]
-        value = reading.value
-        if isinstance(value, list):
+        reading = read(source.text)
+        if isinstance(value := reading.value, list):
             value = [v for v in value if v not in refused] or None
         elif value in refused:
             value = None
@@ -380,8 +383,7 @@ def fill_arguments(tool_name: str, given: dict[str, Any], message: str, state: M
     where, explanations = dict[str, str](), dict[str, str]()
     dropped = {k: v for k, v in given.items() if k not in parameters}
     for name, slot in _slots(tool_name, parameters).items():
-        proposed = given.get(name)
-        value, source = _decide(slot, proposed, message, ordered)
+        value, source = _decide(slot, proposed := given.get(name), message, ordered)
         if source is not None:
             arguments[name], where[name] = value, source.id
             explanations[name] = f"{slot.label(value)}, {source.where}"
@@ -393,7 +395,5 @@ def fill_arguments(tool_name: str, given: dict[str, Any], message: str, state: M
     return Filled(arguments, where, explanations, dropped)
 
 
-__all__ = ["CATALOGUE_CURRENCY", "MESSAGE", "PROFILE", "Filled", "Reading", "Slot", "Source",
-           "date_in", "fill_arguments", "mentions", "place_mentions", "read_airline", "read_budget",
-           "read_cabin", "read_diet", "read_features", "read_origin", "read_seat",
-           "sources", "tool_parameters"]
+__all__ = ["Filled", "Reading", "Slot", "Source", "date_in", "fill_arguments", "mentions",
+           "place_mentions", "read_origin", "sources", "tool_parameters"]

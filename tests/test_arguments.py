@@ -1,7 +1,10 @@
 """helpers.arguments: memory fills a search's arguments by the precedence policy, in code."""
 
+import importlib.util
 import json
 from dataclasses import replace
+from datetime import date
+from pathlib import Path
 
 import pytest
 
@@ -155,12 +158,17 @@ def test_no_memory_at_all_sends_neutral_values_and_claims_no_source():
 def test_notes_that_say_nothing_about_an_argument_or_are_someone_elses_supply_nothing():
     quiet = state(
         note("Likes to arrive the evening before a morning meeting"),
+        note("Travels with Ana, a colleague"),
         note("Sister prefers window seats"),
         note("Tom flies business class"),
     )
     filled = flights(FLIGHT, quiet)
     assert (filled.arguments["seat"], filled.arguments["cabin"]) == ("any", "economy")
     assert "seat" not in filled.sources and "cabin" not in filled.sources
+    # A person called Ana is not the airline ANA, in a note or in the profile's name.
+    assert filled.arguments["airline"] == "" and "airline" not in filled.sources
+    named = flights(FLIGHT, state(profile={"name": "Ana Lima"}))
+    assert named.arguments["airline"] == "" and "airline" not in named.sources
 
 
 def test_expired_and_superseded_notes_never_fill_an_argument():
@@ -291,3 +299,118 @@ def test_the_searches_arguments_come_from_their_schemas_and_an_unknown_tool_fail
     ]
     with pytest.raises(ValueError, match="unknown search tool"):
         fill_arguments("search_trains", {}, "a train", state())
+
+
+def _request_set():
+    spec = importlib.util.spec_from_file_location(
+        "concierge_requests", Path(__file__).parent.parent / "benchmarks" / "concierge_requests.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module, module.load_requests()
+
+
+BENCH, REQUESTS = _request_set()
+SEARCH_REQUESTS = [r for r in REQUESTS["requests"] if r["search"]]
+
+
+def test_the_request_set_is_large_varied_and_licensed():
+    requests = REQUESTS["requests"]
+    assert len(requests) >= 60 and len({r["id"] for r in requests}) == len(requests)
+    kinds = {r["kind"] for r in requests}
+    assert {"missing_city", "misspelled", "memory_question", "general", "one_off"} <= kinds
+    assert {"this_time_only", "remember", "search_remembered", "search_plain"} <= kinds
+    assert REQUESTS["licence"] == "CC0-1.0" and REQUESTS["source"]
+    assert all(r["fixture"] in REQUESTS["fixtures"] for r in requests)
+    assert sum(a["from"] == "memory" for r in requests for a in r["arguments"].values()) >= 40
+
+
+@pytest.mark.parametrize("request_", SEARCH_REQUESTS, ids=[r["id"] for r in SEARCH_REQUESTS])
+def test_every_search_request_gets_its_arguments_and_sources(request_):
+    """The model proposes what the user said (and 0 or "" for the rest, as the 1.5B model does);
+    the filler must give every expected value from the expected source."""
+    state_ = BENCH.state_for(REQUESTS, request_["fixture"])
+    given = {n: (w["value"][0] if isinstance(w.get("value"), list) and n != "features" else w.get("value"))
+             for n, w in request_["arguments"].items() if w["from"] == "message"}
+    filled = fill_arguments(request_["search"], given, request_["message"], state_)
+    call = [{"name": request_["search"], "arguments": filled.arguments, "output": ""}]
+    for name, want in request_["arguments"].items():
+        assert BENCH.check_argument(name, want, call)[0], (name, want, filled.arguments)
+        source = filled.sources.get(name)
+        if want["from"] == "message" and "value" in want:
+            assert source == "message", (name, filled.sources)
+        elif want["from"] == "memory" and "value" in want:
+            assert source not in (None, "message"), (name, filled.sources)
+        elif want["from"] == "neutral":
+            assert source is None, (name, filled.sources)
+        if "note" in want:
+            assert source == want["note"], (name, filled.sources)
+    reverse = fill_arguments(request_["search"], given, request_["message"], state_, REVERSED)
+    for name, value in request_.get("reversed", {}).items():
+        assert BENCH.same_value(name, value, reverse.arguments.get(name)), (name, reverse.arguments)
+
+
+def test_the_invention_checker_reads_the_catalogues_names_and_prices():
+    names, kinds = BENCH.catalogue_names(), BENCH._name_kinds()
+    results = "2 hotels in Tokyo, best rated first:\n- Lantern Shinjuku Suites, Shinjuku, 4 stars, 240 AUD"
+    assert BENCH.invented("Lantern Shinjuku Suites at 240 AUD in Tokyo.", results, names, kinds) == []
+    found = BENCH.invented("Try the Shinjuku Hotel, 200-290 AUD, or QF25 to Osaka.", "No hotels.", names, kinds)
+    assert {"Shinjuku Hotel", "200 (price)", "290 (price)", "QF25", "Osaka"} <= set(found)
+
+
+def test_a_raw_message_is_the_catalogues_error_or_the_memory_tools_reply_shown_verbatim():
+    today = date(2026, 12, 1)
+    args = {"origin": "SYD", "destination": "Tokyo", "date": "Friday", "airline": "Air France"}
+    call = {"name": "search_flights", "proposed": args, "arguments": args, "output": "", "text": ""}
+    error = BENCH.catalogue_error("search_flights", args, today)
+    assert error.startswith("Unknown airline 'Air France'")
+    assert BENCH.raw_messages(f"Sorry. {error}", [call], today)
+    assert not BENCH.raw_messages("Air France is not in the catalogue; any airline?", [call], today)
+    # A no-result sentence is a fact of the search, not a raw message.
+    found = {**args, "airline": ""}
+    assert BENCH.catalogue_error("search_hotels", {"city": "Tokyo", "max_price": 50}, today) == ""
+    assert not BENCH.raw_messages("No flights that day.", [{**call, "proposed": found, "arguments": found}], today)
+    saved = {"name": "save_memory_note", "proposed": {}, "arguments": {}, "text": "",
+             "output": "Not saved: the user asked about this, they did not state it."}
+    assert BENCH.raw_messages("Not saved: the user asked about this, they did not state it.", [saved], today)
+
+
+def test_the_runner_reads_a_turns_calls_and_flags_inventions_and_raw_messages():
+    """One request through helpers.concierge with a scripted model that invents a seat and a
+    hotel and shows the tool's message: every flag the table counts is raised."""
+    import asyncio
+
+    from tests.scripted_model import ScriptedModel
+
+    request = next(r for r in REQUESTS["requests"] if r["id"] == "missing-paris-flight")
+    call = {"destination": "Paris", "origin": "SYD", "date": "Friday", "seat": "window",
+            "cabin": "economy", "airline": ""}
+    model = ScriptedModel([{"tool": "search_flights", "arguments": call},
+                           "No airport or city matches 'Paris'. Try the Paris Grand Hotel at 199 AUD."])
+    names, kinds = BENCH.catalogue_names(), BENCH._name_kinds()
+    row = asyncio.run(BENCH.run_request(REQUESTS, request, DEFAULT_POLICY, names, kinds, model))
+    assert row["search_ok"] and row["searches"] == ["search_flights"]
+    met = {a["name"]: a["met"] for a in row["arguments"]}
+    assert met == {"destination": True, "seat": False, "origin": True, "cabin": True, "airline": True}
+    assert "Paris Grand Hotel" in row["invented"] and "199 (price)" in row["invented"]
+    assert row["raw"] == ["No airport or city matches 'Paris'."]  # the catalogue's error, verbatim
+    assert "seat" in BENCH.table([row], "t") and "1/1" in BENCH.table([row], "t")
+
+
+def test_a_saved_run_is_read_back_and_checked_again(tmp_path, capsys):
+    """--report recomputes every verdict from saved turns: a turn of main's concierge (the
+    model's arguments are what went out) and its reversed twin, with the changed argument."""
+    call = {"name": "search_flights", "output": "1 flights SYD -> NRT\n- NH831 ANA: 830 AUD",
+            "arguments": {"origin": "SYD", "destination": "Tokyo", "date": "11 December",
+                          "seat": "window", "cabin": "economy", "airline": ""}}
+    turn = {"id": "flight-tokyo", "order": list(PRECEDENCE), "seconds": 12.5, "error": None,
+            "calls": [call], "answer": "NH831 at 830 AUD, or the Harbour Grand Hotel."}
+    twin = {**turn, "order": list(reversed(PRECEDENCE)),
+            "calls": [{**call, "arguments": {**call["arguments"], "seat": "aisle"}}]}
+    saved = tmp_path / "run.partial.jsonl"
+    saved.write_text("\n".join(json.dumps(t) for t in (turn, twin)) + "\n")
+    assert BENCH.main(["--report", str(saved)]) == 0
+    out = capsys.readouterr().out
+    assert "remembered preference in the arguments  1/2 (50 %)" in out  # origin yes, seat no
+    assert "answers naming what no result gave      1/1" in out  # the hotel no result gave
+    assert "flight-tokyo" in out and "seat 'window' -> 'aisle'" in out
