@@ -385,16 +385,24 @@ def test_the_runner_reads_a_turns_calls_and_flags_inventions_and_raw_messages():
     request = next(r for r in REQUESTS["requests"] if r["id"] == "missing-paris-flight")
     call = {"destination": "Paris", "origin": "SYD", "date": "Friday", "seat": "window",
             "cabin": "economy", "airline": ""}
-    model = ScriptedModel([{"tool": "search_flights", "arguments": call},
-                           "No airport or city matches 'Paris'. Try the Paris Grand Hotel at 199 AUD."])
     names, kinds = BENCH.catalogue_names(), BENCH._name_kinds()
-    row = asyncio.run(BENCH.run_request(REQUESTS, request, DEFAULT_POLICY, names, kinds, model))
+    # A turn as a concierge whose model answers after the search wrote it (main's): checked as saved.
+    error = BENCH.catalogue_error("search_flights", call, date(2026, 11, 30))
+    turn = {"id": request["id"], "order": list(DEFAULT_POLICY.precedence), "seconds": 1.0, "error": None,
+            "calls": [{"name": "search_flights", "arguments": call, "output": error}],
+            "answer": f"{error.split(' Cities')[0]} Try the Paris Grand Hotel at 199 AUD."}
+    row = BENCH.check(REQUESTS, request, turn, names, kinds)
     assert row["search_ok"] and row["searches"] == ["search_flights"]
     met = {a["name"]: a["met"] for a in row["arguments"]}
     assert met == {"destination": True, "seat": False, "origin": True, "cabin": True, "airline": True}
     assert "Paris Grand Hotel" in row["invented"] and "199 (price)" in row["invented"]
     assert row["raw"] == ["No airport or city matches 'Paris'."]  # the catalogue's error, verbatim
     assert "seat" in BENCH.table([row], "t") and "1/1" in BENCH.table([row], "t")
+    # The same model through this branch's concierge: memory fills the seat, code writes the answer.
+    model = ScriptedModel([{"tool": "search_flights", "arguments": call},
+                           "No airport or city matches 'Paris'. Try the Paris Grand Hotel at 199 AUD."])
+    ours = asyncio.run(BENCH.run_request(REQUESTS, request, DEFAULT_POLICY, names, kinds, model))
+    assert {a["name"]: a["met"] for a in ours["arguments"]}["seat"] and not ours["invented"] and not ours["raw"]
 
 
 def test_a_saved_run_is_read_back_and_checked_again(tmp_path, capsys):
