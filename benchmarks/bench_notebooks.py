@@ -36,14 +36,14 @@ from helpers.paths import repo_root
 STATS = """\
 import json as _json
 from helpers import llm as _llm
-_history = _llm._embedded.history if _llm._embedded is not None else []
+_history = _llm.engine._embedded.history if _llm.engine._embedded is not None else []
 print("BENCH-STATS " + _json.dumps({
     "backend": _llm.active_backend().kind, "model": _llm.active_backend().model_name,
     "calls": len(_history), "prompt_tokens": sum(r.prompt_tokens for r in _history),
     "cached_tokens": sum(r.cached_tokens for r in _history),
     "completion_tokens": sum(r.completion_tokens for r in _history),
     "model_seconds": sum(r.wall_seconds for r in _history),
-    "load_seconds": getattr(_llm._embedded, "load_seconds", 0.0)}))
+    "load_seconds": getattr(_llm.engine._embedded, "load_seconds", 0.0)}))
 """
 
 

@@ -18,7 +18,10 @@ One module per lifecycle stage:
     consolidation  merging session notes into global memory
     store          SQLite persistence per tenant and user
     lifecycle      open a user's memory, run turns, end the session in one call
-    llm            model selection: OpenAI with a key, the embedded model without
+    llm            model selection: OpenAI with a key, the embedded model without (a package)
+    travel         the concierge's searches, their arguments completed from memory in code
+    answers        answers composed in code from search and recall results
+    recall         recall_notes: a question about memory answered from the notes
     inspect        ipywidgets: prompt inspector and policy editor
     evals          scenario suite, reference agents, checks (a package)
     economics      token economics: memory injection against full replay

@@ -698,7 +698,7 @@ def flight_results(
 # ---- hotels ----------------------------------------------------------------------------------
 
 
-def _features(features: list[str] | None, *, set_aside: list[str] | None = None) -> list[str]:
+def hotel_features(features: list[str] | None, *, set_aside: list[str] | None = None) -> list[str]:
     """The catalogue's names for the wishes; an unknown one raises, or goes to `set_aside` if given."""
     chosen = []
     for feature in features or []:
@@ -737,7 +737,7 @@ def find_hotels(
     for, in that area if given; best rated first. BadArgument on an unknown city or feature."""
     catalogue = catalogue or default_catalogue()
     return _matching_hotels(
-        city_for(city, catalogue), max_price, _features(features), area, catalogue
+        city_for(city, catalogue), max_price, hotel_features(features), area, catalogue
     )
 
 
@@ -772,7 +772,7 @@ def hotel_results(
     # model told "Unknown feature" invents hotels; given results and the note, it has something true to say.
     unknown: list[str] = []
     try:
-        name, wanted = city_for(city, catalogue), _features(features, set_aside=unknown)
+        name, wanted = city_for(city, catalogue), hotel_features(features, set_aside=unknown)
         rows = _matching_hotels(name, max_price, wanted, area, catalogue)
     except BadArgument as error:
         return str(error)
@@ -896,7 +896,7 @@ def restaurant_results(
 # ---- the SDK tools ---------------------------------------------------------------------------
 
 
-def _today(ctx: RunContextWrapper[Any]) -> date:
+def today_of(ctx: RunContextWrapper[Any]) -> date:
     clock = getattr(ctx.context, "clock", None) or system_clock
     now = clock()
     return now.date() if isinstance(now, datetime) else system_clock().date()
@@ -922,7 +922,7 @@ def search_flights(
         cabin: "economy", "premium economy", "business" or "first"; economy unless remembered.
         airline: The remembered airline, or "" for any.
     """
-    return flight_results(origin, destination, date, seat, cabin, airline, today=_today(ctx))
+    return flight_results(origin, destination, date, seat, cabin, airline, today=today_of(ctx))
 
 
 @function_tool
@@ -988,12 +988,14 @@ __all__ = [
     "find_restaurants",
     "flight_results",
     "generate",
+    "hotel_features",
     "hotel_results",
     "parse_date",
     "restaurant_results",
     "search_flights",
     "search_hotels",
     "search_restaurants",
+    "today_of",
     "write_catalogue",
 ]
 

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 from agents.models.interface import Model
 
 from helpers.llm import EMBEDDED_MODELS, Backend, active_backend, get_model
+from helpers.llm.engine import KEY_VARIABLE, auth_headers
 
 if TYPE_CHECKING:
     import asyncio
@@ -66,7 +67,9 @@ def banner(backend: Backend) -> str:
     if backend.kind != "embedded" or not url:
         return line
     try:
-        with urllib.request.urlopen(url.rstrip("/") + "/v1/models", timeout=5) as response:
+        models = urllib.request.Request(url.rstrip("/") + "/v1/models",
+                                        headers=auth_headers(os.environ.get(KEY_VARIABLE)))
+        with urllib.request.urlopen(models, timeout=5) as response:
             served = Path(json.loads(response.read())["models"][0]["model"]).name
     except (OSError, ValueError, LookupError) as error:
         return (f"Backend: embedded, shared model server at {url}, which does NOT answer ({error}). "
@@ -86,7 +89,7 @@ def measured_speed() -> tuple[float, float] | None:
     """
     from helpers import llm
 
-    loaded = getattr(llm, "_embedded", None)  # never load the model just to estimate
+    loaded = getattr(llm.engine, "_embedded", None)  # never load the model just to estimate
     history = getattr(loaded, "history", None) or []
     read = sum(r.prompt_tokens for r in history), sum(r.prompt_seconds for r in history)
     wrote = sum(r.completion_tokens for r in history), sum(r.generation_seconds for r in history)
@@ -258,6 +261,7 @@ class ModelServer:
     url: str
     seconds: float
     log: Path
+    key: str = ""  # its secret, for kernels as AGENT_MEMORY_LLM_KEY
 
     def stop(self, timeout: float = 20) -> None:
         if self.process.poll() is not None:
@@ -291,13 +295,15 @@ def start_model_server(slots: int = SERVER_SLOTS, *, timeout: float = 600, log: 
 
     log = log or cache_dir() / "model-server.log"
     log.parent.mkdir(parents=True, exist_ok=True)
-    started = time.perf_counter()
+    from helpers.llm.engine import new_secret
+
+    started, key = time.perf_counter(), new_secret()
     with open(log, "wb") as out:  # the child keeps its own handle
         process = subprocess.Popen(
             command or [sys.executable, "-m", "helpers.notebook", "model-server", str(slots)],
             stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT, cwd=repo_root(),
-            start_new_session=True)
-    server = ModelServer(process, "", 0.0, log)
+            start_new_session=True, env={**os.environ, KEY_VARIABLE: key})
+    server = ModelServer(process, "", 0.0, log, key)
     try:
         while not (found := _READY.search(log.read_text(errors="replace"))):
             if process.poll() is not None:
@@ -345,7 +351,7 @@ def lab(dest: Path, jupyter_args: list[str], *, jupyter: list[str] | None = None
         except RuntimeError as error:
             print(f"No shared model server ({error}); each notebook will load its own copy of the model.")
         else:
-            env["AGENT_MEMORY_LLM_URL"] = server.url
+            env["AGENT_MEMORY_LLM_URL"], env["AGENT_MEMORY_LLM_KEY"] = server.url, server.key
             print(f"Model server ready at {server.url} in {server.seconds:.0f} s "
                   f"(stops with JupyterLab; log: {server.log}).")
     print("Starting JupyterLab; open the URL with the token below (Ctrl-C twice to stop).", flush=True)
@@ -389,7 +395,7 @@ def with_model_server(command: list[str], *, server_command: list[str] | None = 
     # Its own log: a `make lab` running beside it keeps the default one.
     with tempfile.TemporaryDirectory(prefix="model-server-") as logs:
         server = start_model_server(command=server_command, log=Path(logs) / "server.log")
-        env["AGENT_MEMORY_LLM_URL"] = server.url
+        env["AGENT_MEMORY_LLM_URL"], env["AGENT_MEMORY_LLM_KEY"] = server.url, server.key
         print(f"Model server ready at {server.url} in {server.seconds:.0f} s.", flush=True)
         try:
             return subprocess.call(command, env=env)

@@ -1,5 +1,6 @@
 """The concierge's wiring: memory tool plus the searches, memory in their arguments."""
 
+from helpers.answers import answer_from_results
 from helpers.catalogue import flight_results, search_flights, search_hotels, search_restaurants
 from helpers.concierge import CONCIERGE_ROLE, make_concierge, run_turn
 from helpers.hooks import BASE_INSTRUCTIONS, PromptCapture
@@ -10,12 +11,12 @@ from tests.scripted_model import ScriptedModel
 
 def test_by_default_the_concierge_offers_memory_and_the_three_searches():
     agent = make_concierge(model=ScriptedModel([]))
-    assert agent.tools == [save_memory_note, search_flights, search_hotels, search_restaurants]
+    assert [t.name for t in agent.tools] == [save_memory_note.name, "recall_notes", search_flights.name,
+                                             search_hotels.name, search_restaurants.name]
+    assert agent.tools[2].params_json_schema == search_flights.params_json_schema
     assert agent.instructions.base == CONCIERGE_ROLE
-    assert (
-        "from memory" not in BASE_INSTRUCTIONS
-        and "Memory fills every search argument" in CONCIERGE_ROLE
-    )
+    assert agent.tool_use_behavior is answer_from_results
+    assert "memory" not in BASE_INSTRUCTIONS.split("\n")[0] and "recall_notes" in CONCIERGE_ROLE
 
 
 def test_without_a_search_the_role_does_not_mention_one():
@@ -57,6 +58,7 @@ async def test_a_search_turn_sees_memory_runs_the_tool_with_the_pinned_date_and_
     )
     assert first.tool_names == [
         "save_memory_note",
+        "recall_notes",
         "search_flights",
         "search_hotels",
         "search_restaurants",
@@ -66,7 +68,7 @@ async def test_a_search_turn_sees_memory_runs_the_tool_with_the_pinned_date_and_
         "SYD", "Tokyo", "2026-12-04", "aisle", "economy", "", today=state.clock().date()
     )
     assert "Fri 2026-12-04" in output and "NH831" in output
-    # The answer is written after seeing the results.
-    assert output in [i.get("output") for i in model.calls[1].input if isinstance(i, dict)]
-    assert result.final_output.startswith("NH831")
+    # The answer is composed in code from the results: the model is not asked again.
+    assert len(model.calls) == 1 and model.steps  # the scripted prose answer was never used
+    assert result.final_output.startswith("Best of") and "NH831" in result.final_output
     assert state.session_notes == []  # a search is not a memory

@@ -15,39 +15,10 @@ from agents import Agent, Runner, function_tool, set_tracing_disabled
 from pydantic import BaseModel
 
 from helpers import llm
-from helpers.llm import CompletionRecord, LocalModel, ModelFileError, build_grammar, parse_output, verify_model_file
+from tests.fake_llm import FakeLLM
+from helpers.llm import LocalModel, ModelFileError, build_grammar, parse_output, verify_model_file
 
 set_tracing_disabled(True)
-
-
-class FakeLLM:
-    """Stands in for EmbeddedLLM: a ChatML-like template (tools appended to the system message,
-    as Qwen's does) and scripted completions."""
-
-    def __init__(self, outputs, cached_tokens=0):
-        self.outputs = list(outputs)
-        self.cached_tokens = cached_tokens
-        self.history: list[CompletionRecord] = []
-        self.templates: list[tuple[list, list | None]] = []
-        self.options: list[dict] = []
-
-    def apply_template(self, messages, tools=None):
-        self.templates.append((messages, tools))
-        parts = []
-        for m in messages:
-            content = m.get("content") or json.dumps(m.get("tool_calls"))
-            if m["role"] == "system" and tools:
-                content += "\n\n# Tools\n" + json.dumps(tools)
-            parts.append(f"<|im_start|>{m['role']}\n{content}<|im_end|>\n")
-        return "".join(parts) + "<|im_start|>assistant\n"
-
-    def complete(self, prompt, *, grammar=None, **options):
-        self.options.append(options)
-        text = self.outputs.pop(0)
-        record = CompletionRecord(prompt, grammar or "", text, 10, 5, 0.1, 0.1, 0.2,
-                                  cached_tokens=self.cached_tokens)
-        self.history.append(record)
-        return record
 
 
 saved = []
@@ -65,7 +36,7 @@ def run(outputs, *, cached_tokens=0, model=None, **agent_kwargs):
     of the capture question build theirs."""
     saved.clear()
     fake = FakeLLM(outputs, cached_tokens)
-    agent = Agent(name="t", instructions="Be brief.", model=model or LocalModel(fake, capture=None),
+    agent = Agent(name="t", instructions="Be brief.", model=model or LocalModel(fake, router=None, capture=None),
                   tools=[save_memory_note], **agent_kwargs)
     result = Runner.run_sync(agent, "I'm vegetarian.")
     return result, fake
@@ -134,7 +105,7 @@ def test_a_web_address_the_model_made_up_is_not_fetched():
     web = lambda url: json.dumps({"name": "read_web_page", "arguments": {"url": url}})  # noqa: E731
     outputs = [web("https://www.qantas.com/au/en"), "Noted: Qantas when you can."]
     fake = FakeLLM(outputs)
-    agent = Agent(name="t", instructions="Be brief.", model=LocalModel(fake, capture=None), tools=[read_web_page])
+    agent = Agent(name="t", instructions="Be brief.", model=LocalModel(fake, router=None, capture=None), tools=[read_web_page])
     result = Runner.run_sync(agent, "I always fly with Qantas when I can.")
     assert pages_read == [] and result.final_output == "Noted: Qantas when you can."
     # The answer is asked for as when no call is possible.
@@ -142,7 +113,7 @@ def test_a_web_address_the_model_made_up_is_not_fetched():
     assert "with an address no message gave (https://www.qantas.com/au/en)" in result.last_agent.model.problems[0]
     # An address the user gave is fetched, with or without the scheme the model adds.
     outputs = [web("https://deals.example/perth"), "From 129 AUD."]
-    agent = agent.clone(model=LocalModel(FakeLLM(outputs), capture=None))
+    agent = agent.clone(model=LocalModel(FakeLLM(outputs), capture=None, router=None))
     result = Runner.run_sync(agent, "Please read deals.example/perth and tell me the cheapest fare.")
     assert pages_read == ["https://deals.example/perth"] and result.final_output == "From 129 AUD."
 
@@ -156,7 +127,7 @@ def test_same_arguments_in_another_order_count_as_the_same_call():
 
 def test_after_the_cap_the_model_may_only_answer():
     outputs = [call("Is vegetarian"), call("Prefers aisle seats"), "Done."]
-    result, fake = run(outputs, model=LocalModel(FakeLLM(outputs), max_calls_per_turn=2, capture=None))
+    result, fake = run(outputs, model=LocalModel(FakeLLM(outputs), max_calls_per_turn=2, capture=None, router=None))
     assert saved == ["Is vegetarian", "Prefers aisle seats"]
     grammars = [r.grammar for r in result.last_agent.model.llm.history]
     assert ["call_json" in g for g in grammars] == [True, True, False]
@@ -231,7 +202,7 @@ class Trip(BaseModel):
 
 def test_structured_output_uses_the_schema_grammar():
     fake = FakeLLM(['{"city": "Paris", "nights": 3}'])
-    agent = Agent(name="t", instructions="Extract.", model=LocalModel(fake), output_type=Trip)
+    agent = Agent(name="t", instructions="Extract.", model=LocalModel(fake, router=None), output_type=Trip)
     result = Runner.run_sync(agent, "Three nights in Paris.")
     assert result.final_output == Trip(city="Paris", nights=3)
     grammar = fake.history[0].grammar
@@ -268,9 +239,9 @@ def test_custom_gguf_with_wrong_hash_never_reaches_llama_cpp(tmp_path, monkeypat
     bad.write_bytes(b"GGUF" + b"x" * 64)
     monkeypatch.setenv("AGENT_MEMORY_GGUF", str(bad))
     monkeypatch.setenv("AGENT_MEMORY_GGUF_SHA256", "1" * 64)
-    monkeypatch.setattr(llm, "_embedded", None)
+    monkeypatch.setattr(llm.engine, "_embedded", None)
     reached = []
-    monkeypatch.setattr(llm, "EmbeddedLLM", lambda *a, **k: reached.append(a))
+    monkeypatch.setattr(llm.engine, "EmbeddedLLM", lambda *a, **k: reached.append(a))
     with pytest.raises(ModelFileError, match="sha256"):
         llm.embedded_llm()  # the path that loads the model: verify, then EmbeddedLLM
     assert reached == []
@@ -304,7 +275,7 @@ def test_a_local_model_built_without_a_key_turns_tracing_off(monkeypatch):
 def test_structured_answer_with_tools_is_one_generation():
     saved.clear()
     fake = FakeLLM(['{"city": "Paris", "nights": 3}'])
-    agent = Agent(name="t", instructions="Extract.", model=LocalModel(fake), tools=[save_memory_note],
+    agent = Agent(name="t", instructions="Extract.", model=LocalModel(fake, router=None), tools=[save_memory_note],
                   output_type=Trip)
     result = Runner.run_sync(agent, "Three nights in Paris.")
     assert result.final_output == Trip(city="Paris", nights=3)
@@ -436,7 +407,7 @@ def test_a_narrated_call_is_stopped_at_its_first_sentence_and_then_made():
 
     engine.complete = complete
     agent = Agent(name="t", instructions="Be brief.", tools=[search_restaurants],
-                  model=LocalModel(engine, capture=None))
+                  model=LocalModel(engine, capture=None, router=None))
     result = Runner.run_sync(agent, "Can you suggest a restaurant in Melbourne?")
     assert server.stopped_early.is_set()
     assert result.final_output == "Vegie Bar, for about 30 AUD."
@@ -505,7 +476,7 @@ def test_a_running_model_server_is_used_over_loopback(monkeypatch):
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}"
         monkeypatch.setenv("AGENT_MEMORY_LLM_URL", url)
-        monkeypatch.setattr(llm, "_embedded", None)
+        monkeypatch.setattr(llm.engine, "_embedded", None)
         backend = llm.active_backend()
         assert backend.model_name == "qwen2.5-coder-1.5b" and url in backend.reason
         engine = llm.embedded_llm()
@@ -527,7 +498,7 @@ def search_things(city: str) -> str:
 def test_a_search_is_offered_once_per_turn_the_memory_tool_again():
     search = json.dumps({"name": "search_things", "arguments": {"city": "Perth"}})
     fake = FakeLLM([call("Is vegetarian"), search, "Three things in Perth."])
-    agent = Agent(name="t", instructions="Be brief.", model=LocalModel(fake, capture=None),
+    agent = Agent(name="t", instructions="Be brief.", model=LocalModel(fake, router=None, capture=None),
                   tools=[save_memory_note, search_things])
     saved.clear()
     result = Runner.run_sync(agent, "I'm vegetarian. What is there in Perth?")
@@ -564,7 +535,7 @@ def note(text, keywords=("diet",)):
 def capture_run(outputs, message="I'm vegetarian.", tools=(save_memory_note,)):
     saved.clear()
     fake = FakeLLM(outputs)
-    agent = Agent(name="t", instructions="Be brief.", model=LocalModel(fake), tools=list(tools))
+    agent = Agent(name="t", instructions="Be brief.", model=LocalModel(fake, router=None), tools=list(tools))
     return Runner.run_sync(agent, message), fake
 
 
@@ -661,7 +632,7 @@ def test_no_capture_question_after_a_catalogue_search_but_the_answer_line_stays(
     find = json.dumps({"name": "search_things", "arguments": {"city": "Perth"}})
     for data_tools, asked_after in ((frozenset({"search_things"}), []), (frozenset(), ["[]"])):
         fake = FakeLLM(["[]", find, *asked_after, "Three things in Perth."])
-        agent = Agent(name="t", instructions="Be brief.", model=LocalModel(fake, data_tools=data_tools),
+        agent = Agent(name="t", instructions="Be brief.", model=LocalModel(fake, router=None, data_tools=data_tools),
                       tools=[save_memory_note, search_things])
         result = Runner.run_sync(agent, "Find things in Perth.")
         assert result.final_output == "Three things in Perth." and not fake.outputs  # every completion used

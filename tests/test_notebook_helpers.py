@@ -58,11 +58,11 @@ def test_estimates_come_from_this_process_measured_speed_and_never_load_the_mode
     from helpers import llm
     from helpers.notebook import estimate_seconds, measured_speed
 
-    monkeypatch.setattr(llm, "_embedded", None)
+    monkeypatch.setattr(llm.engine, "_embedded", None)
     assert measured_speed() is None and estimate_seconds(500) is None
-    assert llm._embedded is None  # asking did not load the model
+    assert llm.engine._embedded is None  # asking did not load the model
     record = SimpleNamespace(prompt_tokens=100, completion_tokens=20, prompt_seconds=2.0, generation_seconds=1.0)
-    monkeypatch.setattr(llm, "_embedded", SimpleNamespace(history=[record]))
+    monkeypatch.setattr(llm.engine, "_embedded", SimpleNamespace(history=[record]))
     assert measured_speed() == (50.0, 20.0)
     assert estimate_seconds(500, calls=2, output_tokens=60) == 2 * 500 / 50 + 60 / 20
 
@@ -228,12 +228,16 @@ def test_with_model_server_runs_the_command_on_one_shared_server_and_stops_it(tm
     monkeypatch.setenv("AGENT_MEMORY_CACHE", str(tmp_path / "cache"))
     seen = tmp_path / "saw.txt"
     command = [sys.executable, "-c", "import os, sys; open(sys.argv[1], 'w').write("
-               "os.environ.get('AGENT_MEMORY_LLM_URL', '')); raise SystemExit(5)", str(seen)]
+               "os.environ.get('AGENT_MEMORY_LLM_URL', '') + ' ' + os.environ.get('AGENT_MEMORY_LLM_KEY', ''));"
+               " raise SystemExit(5)", str(seen)]
     code = with_model_server(command, server_command=[sys.executable, "-c", FAKE_SERVER])
     assert code == 5  # the command's own exit code, so make stops on a failed test run
-    assert seen.read_text() == "http://127.0.0.1:9"
+    url, key = seen.read_text().split(" ")
+    assert url == "http://127.0.0.1:9" and len(key) >= 40  # the server's secret, through the environment only
+    with_model_server(command, server_command=[sys.executable, "-c", FAKE_SERVER])
+    assert seen.read_text().split(" ")[1] != key  # a new secret per server
     assert "Model server ready at http://127.0.0.1:9" in capsys.readouterr().out
 
     monkeypatch.setenv("AGENT_MEMORY_LLM_URL", "http://127.0.0.1:7")  # already running: used as it is
     assert with_model_server(command, server_command=["false"]) == 5
-    assert seen.read_text() == "http://127.0.0.1:7"
+    assert seen.read_text().startswith("http://127.0.0.1:7")

