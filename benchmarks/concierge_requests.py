@@ -287,6 +287,10 @@ def check(data: dict[str, Any], request: dict[str, Any], turn: dict[str, Any], n
         said = [c["sources"][name] for c in wanted_calls if name in c["sources"]]
         arguments.append({"name": name, "from": want["from"], "met": met, "sent": sent,
                           "source": said[0] if said else None})
+    reversed_order = tuple(turn["order"]) != PRECEDENCE  # the request's "reversed" values must go out
+    for name, value in (request.get("reversed", {}) if reversed_order else {}).items():
+        met, sent = check_argument(name, {"value": value}, wanted_calls)
+        arguments.append({"name": name, "from": "reversed", "met": met, "sent": sent, "source": None})
     memory = memory_text(state_for(data, request["fixture"]))
     evidence = "\n".join([request["message"], memory] + [c["output"] + "\n" + c["text"] for c in calls])
     answer = turn["answer"]
@@ -316,7 +320,7 @@ def attributed(args: list[dict[str, Any]]) -> str:
 
 def table(rows: list[dict[str, Any]], title: str) -> str:
     args = [a for r in rows for a in r["arguments"]]
-    by_from = {f: [a for a in args if a["from"] == f] for f in ("memory", "message", "neutral", "any")}
+    by_from = {f: [a for a in args if a["from"] == f] for f in ("memory", "message", "neutral", "any", "reversed")}
     seconds = [r["seconds"] for r in rows]
     search_rows = [r for r in rows if r["search_expected"]]
     lines = [
@@ -329,6 +333,7 @@ def table(rows: list[dict[str, Any]], title: str) -> str:
         f"  and attributed to a note or profile   {attributed(by_from['memory'])}",
         f"stated value in the arguments           {rate(sum(a['met'] for a in by_from['message']), len(by_from['message']))}",
         f"nothing invented where nothing applies  {rate(sum(a['met'] for a in by_from['neutral']), len(by_from['neutral']))}",
+        f"reversed-policy value in the arguments  {rate(sum(a['met'] for a in by_from['reversed']), len(by_from['reversed']))}",
         f"answers naming what no result gave      {sum(bool(r['invented']) for r in rows)}/{len(rows)}",
         f"answers showing a raw tool message      {sum(bool(r['raw']) for r in rows)}/{len(rows)}",
         f"memory answers with the remembered value "
