@@ -58,12 +58,16 @@ test: setup
 # decide whether the course's tests pass. The guards' own checks gate above (--adversary).
 CI_EVALS := home_move_over_three_sessions planted_page_then_recall one_off_then_default
 
-# Re-execute every notebook in place (after changing helpers/), one after another on one model server,
-# without per-cell timestamps so diffs show only real changes. Then `make test` checks them.
+# Re-execute every notebook in place on the live model (after changing helpers/ or a prompt), one
+# after another on one model server, without per-cell timestamps so diffs show only real changes,
+# and record each notebook's model replies beside it (notebooks/00_setup.replies.json: tests/replay.py)
+# for `make test` to replay. One command re-records everything.
+RECORD := AGENT_MEMORY_MODEL_FACTORY=tests.replay:recording_engine PYTHONPATH=$(CURDIR)
 notebooks: setup
 	$(ON_ONE_MODEL) sh -c 'for nb in notebooks/*.ipynb notebooks/solutions/*.ipynb; do \
-	  $(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.record_timing=False "$$nb" || exit 1; \
-	done'
+	  AGENT_MEMORY_REPLIES="$(CURDIR)/$${nb%.ipynb}.replies.json" $(RECORD) \
+	  $(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.record_timing=False "$$nb" \
+	  || exit 1; done'
 
 evals: setup
 	$(BIN)/python -m helpers.evals

@@ -24,6 +24,8 @@ Environment variables:
     AGENT_MEMORY_GGUF         path to any other chat GGUF (sha256 optional: AGENT_MEMORY_GGUF_SHA256)
     AGENT_MEMORY_CACHE        where the joined model file is kept (default ~/.cache/agent-memory-notebooks)
     AGENT_MEMORY_LLM_URL      use a model server already running (`python -m helpers.llm serve`)
+    AGENT_MEMORY_MODEL_FACTORY "module:callable" returning the engine to use instead (tests only:
+                              tests/replay.py replays recorded replies for nbval)
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ from helpers.words import repeats_message
 DEFAULT_OPENAI_MODEL = "gpt-4.1-mini"
 DEFAULT_SEED = 42
 DEFAULT_CONTEXT = 8192
+MODEL_FACTORY_ENV = "AGENT_MEMORY_MODEL_FACTORY"
 
 
 class ModelFileError(RuntimeError):
@@ -428,7 +431,10 @@ def embedded_llm() -> EmbeddedLLM:
     with _embedded_lock:
         if _embedded is None:
             url = os.environ.get("AGENT_MEMORY_LLM_URL")
-            if url:
+            if factory := os.environ.get(MODEL_FACTORY_ENV):  # a test run's engine, e.g. a replay
+                module, _, name = factory.partition(":")
+                _embedded = getattr(importlib.import_module(module), name)()
+            elif url:
                 _embedded = EmbeddedLLM(Path(url), server=RemoteServer(url))
             else:
                 _embedded = EmbeddedLLM(resolve_model_file())
@@ -1212,13 +1218,16 @@ class Backend:
 
 
 def active_backend() -> Backend:
+    key = os.environ.get("AGENT_MEMORY_MODEL", "qwen2.5-coder-1.5b")
+    # An injected engine (tests/replay.py) takes precedence, and a replay says so in the banner.
+    if os.environ.get(MODEL_FACTORY_ENV) and (reason := getattr(embedded_llm(), "backend_reason", None)):
+        return Backend("embedded", key, reason)
     if os.environ.get("OPENAI_API_KEY"):
         name = os.environ.get("AGENT_MEMORY_OPENAI_MODEL", DEFAULT_OPENAI_MODEL)
         return Backend("openai", name, "OPENAI_API_KEY is set, so the course calls OpenAI.")
     if os.environ.get("AGENT_MEMORY_GGUF"):
         return Backend("embedded", Path(os.environ["AGENT_MEMORY_GGUF"]).name,
                        "No OPENAI_API_KEY; AGENT_MEMORY_GGUF points at a local GGUF.")
-    key = os.environ.get("AGENT_MEMORY_MODEL", "qwen2.5-coder-1.5b")
     where = "in-process"
     if os.environ.get("AGENT_MEMORY_LLM_URL"):  # the server was started from this same environment
         where = (f"on the shared model server at {os.environ['AGENT_MEMORY_LLM_URL']} "
