@@ -21,6 +21,9 @@ Loading only the tokenizer would need the GGUF (1.1 GB, and a BPE implementation
 exactly); a recorded count is exact, costs nothing, and misses only where the notebook changed, which
 needs a new recording anyway.
 
+Both kernels run with PYTHONHASHSEED=0: a set's order reaches some prompts, so without it the
+same notebook makes different requests in different processes (a replay would miss at random).
+
 How a kernel gets an engine: `AGENT_MEMORY_MODEL_FACTORY=tests.replay:replaying_engine` (or
 `recording_engine`), which `helpers.llm.embedded_llm()` calls, and `AGENT_MEMORY_REPLIES=<file>`;
 tests/conftest.py sets both for each notebook nbval runs, the Makefile for `make notebooks`.
@@ -44,6 +47,9 @@ from helpers.llm import EMBEDDED_MODELS, EmbeddedLLM, RemoteServer, resolve_mode
 FACTORY_ENV = "AGENT_MEMORY_MODEL_FACTORY"
 REPLIES_ENV = "AGENT_MEMORY_REPLIES"
 REPLAY_FACTORY = "tests.replay:replaying_engine"
+# Recording and replaying kernels hash strings alike: some prompts and grammars list what a set
+# holds, in the set's order, which otherwise changes from process to process.
+HASH_SEED = {"PYTHONHASHSEED": "0"}
 RECORD_FACTORY = "tests.replay:recording_engine"
 RERECORD = "run `make notebooks` to record the model's replies again"
 FORMAT = 1
