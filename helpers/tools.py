@@ -136,8 +136,8 @@ def _label(scope: str) -> str:
 
 
 @function_tool
-def save_memory_note(ctx: RunContextWrapper[MemoryState], text: str, keywords: list[str],
-                     kind: Kind = "preference") -> str:
+async def save_memory_note(ctx: RunContextWrapper[MemoryState], text: str, keywords: list[str],
+                           kind: Kind = "preference") -> str:
     """Save one lasting fact or preference the user stated, for future conversations.
 
     One call per fact: a message stating two facts needs two calls. Save a diet, seat, home

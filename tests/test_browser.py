@@ -1,7 +1,9 @@
 """The course in a real browser: JupyterLab in headless Chromium runs notebook 00 top to bottom,
 notebook 04, whose prompt inspector must render and follow a selection, and a reader's chat with the
 concierge in the chat widget (type, send, see progress, the answer and the exact prompt), with the
-kernel on a shared model server as `make lab` runs it.
+kernel on a shared model server as `make lab` runs it. Notebook 00 replays its recorded model
+replies (tests/replay_plugin.py) unless pytest runs with --model-replies=live; the chat has no
+recording, so it always runs the live model, as does the inspector for now (both marked `model`).
 
 Slow (the notebooks run the real model, about 1-3 minutes each) and needs Debian's chromium at
 /usr/bin/chromium plus pip's playwright (never `playwright install`); .ci/run installs chromium.
@@ -28,6 +30,7 @@ import pytest
 from helpers.notebook import start_model_server, why_no_shared_server
 from helpers.paths import repo_root
 from tests.conftest import CHROMIUM
+from tests.replay_plugin import LIVE_ONLY, replay_env, replaying
 
 NOTEBOOK = "04_hooks_and_injection.ipynb"
 SETUP_NOTEBOOK = "00_setup.ipynb"
@@ -87,6 +90,8 @@ def lab(tmp_path, request):
     news.write_text(json.dumps({"fetchNews": "false"}))  # no network, no toast over the screenshot
     port, token = free_port(), os.urandom(12).hex()
     env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "config"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt")}
+    if name != CHAT_NOTEBOOK and replaying(request.config):  # the notebook's recorded replies, no model
+        env = {k: v for k, v in env.items() if k not in LIVE_ONLY} | replay_env(repo_root() / "notebooks" / name)
     model_server = None
     if name == CHAT_NOTEBOOK and why_no_shared_server() is None:
         # As `make lab` runs it: one model server, which every kernel reaches through AGENT_MEMORY_LLM_URL
@@ -156,6 +161,9 @@ def test_setup_notebook_runs_top_to_bottom_as_a_reader_would(lab, tmp_path):
             browser.close()
 
 
+# On the live model only for now: under replay, choosing "turn 2" does not update the title within
+# 30 s (not diagnosed yet; notebook 04 itself replays and compares exactly under nbval).
+@pytest.mark.model
 def test_inspector_renders_and_follows_a_selection(lab, tmp_path):
     screenshot = Path(os.environ.get("INSPECTOR_SCREENSHOT", tmp_path / "inspector.png"))
     with sync_api.sync_playwright() as playwright:
@@ -191,6 +199,7 @@ def test_inspector_renders_and_follows_a_selection(lab, tmp_path):
     assert screenshot.stat().st_size > 10_000
 
 
+@pytest.mark.model  # a typed message has no recording: the live model answers it
 @pytest.mark.parametrize("lab", [CHAT_NOTEBOOK], indirect=True)
 def test_chat_widget_answers_a_typed_message_and_shows_the_exact_prompt(lab, tmp_path):
     screenshot = Path(os.environ.get("CHAT_SCREENSHOT", tmp_path / "chat.png"))

@@ -501,17 +501,22 @@ async def test_the_judge_is_a_metric_attached_to_each_result():
     assert "judge cold_start: 4/5 correct" in suite.table()
 
 
-def test_make_test_runs_three_multi_session_scenarios_on_the_embedded_model():
+def test_make_test_runs_a_multi_session_scenario_and_make_test_live_three_on_the_embedded_model():
     from helpers.paths import repo_root
 
     makefile = (repo_root() / "Makefile").read_text()
-    names = next(
-        line.split(":=", 1)[1].split() for line in makefile.splitlines() if line.startswith("CI_EVALS")
-    )
-    assert len([n for n in names if n in MULTI]) >= 3, names
-    test_target = makefile.split("\ntest:", 1)[1].split("\n\n", 1)[0]
-    line = next(x for x in test_target.splitlines() if "$(CI_EVALS)" in x)
-    assert "helpers.evals" in line and "--adversary" not in line and "--agent" not in line
+
+    def names(variable: str) -> list[str]:
+        return next(line.split(":=", 1)[1].split() for line in makefile.splitlines() if line.startswith(variable))
+
+    def target(name: str) -> str:
+        return makefile.split(f"\n{name}:", 1)[1].split("\n\n", 1)[0]
+
+    assert len([n for n in names("CI_EVALS") if n in MULTI]) >= 3, names("CI_EVALS")
+    assert [n for n in names("SMOKE_EVAL") if n in MULTI] == names("SMOKE_EVAL") != []
+    for name, variable in (("test-live", "$(CI_EVALS)"), ("test", "$(SMOKE_EVAL)")):
+        line = next(x for x in target(name).splitlines() if variable in x)
+        assert "helpers.evals" in line and "--adversary" not in line and "--agent" not in line
 
 
 async def test_checks_match_words_not_parts_of_words():

@@ -25,6 +25,8 @@ Environment variables:
     AGENT_MEMORY_GGUF         path to any other chat GGUF (sha256 optional: AGENT_MEMORY_GGUF_SHA256)
     AGENT_MEMORY_CACHE        where the joined model file is kept (default ~/.cache/agent-memory-notebooks)
     AGENT_MEMORY_LLM_URL      use a model server already running (`python -m helpers.llm serve`)
+    AGENT_MEMORY_MODEL_FACTORY "module:callable" returning the engine to use instead (tests only:
+                              tests/replay.py replays recorded replies for nbval)
     AGENT_MEMORY_LLM_KEY      that server's secret (set by the launcher that started it)
 """
 

@@ -15,7 +15,7 @@ from agents import set_tracing_disabled
 from agents.models.interface import Model
 
 from helpers.llm.adapter import LocalModel
-from helpers.llm.engine import embedded_llm
+from helpers.llm.engine import MODEL_FACTORY_ENV, embedded_llm
 
 DEFAULT_OPENAI_MODEL = "gpt-4.1-mini"
 
@@ -31,13 +31,16 @@ class Backend:
 
 
 def active_backend() -> Backend:
+    key = os.environ.get("AGENT_MEMORY_MODEL", "qwen2.5-coder-1.5b")
+    # An injected engine (tests/replay.py) takes precedence, and a replay says so in the banner.
+    if os.environ.get(MODEL_FACTORY_ENV) and (reason := getattr(embedded_llm(), "backend_reason", None)):
+        return Backend("embedded", key, reason)
     if os.environ.get("OPENAI_API_KEY"):
         name = os.environ.get("AGENT_MEMORY_OPENAI_MODEL", DEFAULT_OPENAI_MODEL)
         return Backend("openai", name, "OPENAI_API_KEY is set, so the course calls OpenAI.")
     if os.environ.get("AGENT_MEMORY_GGUF"):
         return Backend("embedded", Path(os.environ["AGENT_MEMORY_GGUF"]).name,
                        "No OPENAI_API_KEY; AGENT_MEMORY_GGUF points at a local GGUF.")
-    key = os.environ.get("AGENT_MEMORY_MODEL", "qwen2.5-coder-1.5b")
     where = "in-process"
     if os.environ.get("AGENT_MEMORY_LLM_URL"):  # the server was started from this same environment
         where = (f"on the shared model server at {os.environ['AGENT_MEMORY_LLM_URL']} "

@@ -6,6 +6,7 @@ counts (`CompletionRecord`); `embedded_llm()` is the process-wide instance.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import secrets
@@ -24,6 +25,9 @@ DEFAULT_SEED = 42
 DEFAULT_CONTEXT = 8192
 # The shared server's secret reaches kernels only through this variable, next to AGENT_MEMORY_LLM_URL.
 KEY_VARIABLE = "AGENT_MEMORY_LLM_KEY"
+# "module:callable" returning the engine to use instead (tests only: tests/replay.py replays
+# recorded replies for nbval).
+MODEL_FACTORY_ENV = "AGENT_MEMORY_MODEL_FACTORY"
 
 
 def new_secret() -> str:
@@ -287,7 +291,10 @@ def embedded_llm() -> EmbeddedLLM:
     with _embedded_lock:
         if _embedded is None:
             url = os.environ.get("AGENT_MEMORY_LLM_URL")
-            if url:
+            if factory := os.environ.get(MODEL_FACTORY_ENV):  # a test run's engine, e.g. a replay
+                module, _, name = factory.partition(":")
+                _embedded = getattr(importlib.import_module(module), name)()
+            elif url:
                 _embedded = EmbeddedLLM(Path(url), server=RemoteServer(url, os.environ.get(KEY_VARIABLE)))
             else:
                 _embedded = EmbeddedLLM(resolve_model_file())
