@@ -52,28 +52,6 @@ def trailing_results(messages: list[dict[str, Any]]) -> tuple[dict[str, Any], li
     return messages[-len(results) - 1], results
 
 
-def capture_stage(messages: list[dict[str, Any]], memory_tool: str) -> tuple[str, list[tuple[str, str]]] | None:
-    """When `LocalModel` asks the capture question: (the user's message, tool results to show).
-
-    At a turn's first call (nothing since the user's message), and when the messages end with
-    the results of another tool (a document the model just read); never after the memory tool's
-    own results, so a turn asks at most once per thing read.
-    """
-    last_user = last_user_index(messages)
-    if last_user < 0:
-        return None
-    said, turn = text_of(messages[last_user].get("content")), messages[last_user + 1:]
-    if not turn:
-        return said, []
-    if (last := trailing_results(turn)) is None:
-        return None
-    caller, results = last
-    names = {c.get("id"): c.get("function", {}).get("name", "a tool") for c in caller.get("tool_calls") or []}
-    read = [(names.get(m.get("tool_call_id"), "a tool"), text_of(m.get("content"))) for m in results
-            if names.get(m.get("tool_call_id")) != memory_tool]
-    return (said, read) if read else None
-
-
 SYSTEM_MARK = "@@agent-memory-system-prompt@@"
 
 
