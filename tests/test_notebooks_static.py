@@ -56,3 +56,45 @@ def test_each_stage_is_built_in_the_open_and_checked_against_the_library(path):
     # The build cell ends in an assert that compares the reader's version with the library's.
     checks = [c for c in code_cells(path) if re.search(r"(my_|My|Tiny|mine\b)", c.source) and "assert" in c.source]
     assert checks, f"{path.name}: no in-the-open build checked against the library"
+
+
+# The chapters of helper F's brief carry the line; 00, 02, 05 and 09 join the list once theirs do.
+NAMED = [p for p in NOTEBOOKS if p.name[:2] in {"01", "03", "04", "06", "07", "08", "10", "11"}]
+_MODULE = re.compile(r"`(helpers(?:\.\w+)+)")
+
+
+def built_and_used(path):
+    """The modules a chapter's first cell says it builds and the ones it says it uses."""
+    first = nbformat.read(path, as_version=4).cells[0].source
+    assert "**Built here:**" in first and "**Used from helpers:**" in first, f"{path.name}: no 'Built here' line"
+    built, used = first.split("**Built here:**", 1)[1].split("**Used from helpers:**", 1)
+    used = used.split("\n\n", 1)[0]
+    return _MODULE.findall(built), _MODULE.findall(used)
+
+
+def module_of(dotted):
+    """The module a dotted name lives in (its longest importable prefix); the rest must be its attributes."""
+    import importlib
+
+    parts = dotted.split(".")
+    for cut in range(len(parts), 1, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ModuleNotFoundError:
+            continue
+        for name in parts[cut:]:
+            obj = getattr(obj, name)  # an AttributeError names what the line got wrong
+        return ".".join(parts[:cut])
+    pytest.fail(f"{dotted} is not a module of helpers")
+
+
+@pytest.mark.parametrize("path", NAMED, ids=lambda p: p.name)
+def test_each_chapter_names_the_modules_it_builds_and_uses(path):
+    built, used = built_and_used(path)
+    assert built and used, f"{path.name}: name at least one module built and one used"
+    modules = {module_of(dotted) for dotted in built}
+    for dotted in used:
+        module_of(dotted)
+    code = "\n".join(c.source for c in code_cells(path))
+    assert any(re.search(rf"(from|import) {re.escape(m)}\b", code) for m in modules), (
+        f"{path.name}: the notebook imports none of the modules it says it builds: {sorted(modules)}")
