@@ -37,7 +37,8 @@ from helpers.hooks import CapturedCall, MemoryInstructions, PromptCapture
 from helpers.policy import DEFAULT_POLICY, Policy
 from helpers.state import Clock, LedgerEntry, MemoryNote, MemoryState, parse_time
 from helpers.store import MemoryStore, UserMemory
-from helpers.store_base import Erasure, loose
+from helpers.caseless import loose
+from helpers.store_base import Erasure
 from helpers.tools import save_memory_note
 from helpers.trimming import CompactingSession, TrimmingSession, tool_output_filter
 

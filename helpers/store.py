@@ -38,12 +38,13 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Iterable, Iterator
 
+from helpers.caseless import fold
 from helpers.retrieval import RECALL_LIMIT
 from helpers.state import Clock, MemoryNote, MemoryState, system_clock
 from helpers.store_base import (
     NOTE_COLUMNS as _NOTE_COLUMNS, SELECT_NOTE as _SELECT_NOTE, AuditEntry, CheckpointResult, Erasure,
     ForgetPlan, StoreBase, UserMemoryBase, as_it_was, check_owner, erase_user_reason, expires_utc,
-    fold, long_term as _long_term, note_from_columns, note_row, utc as _utc,
+    long_term as _long_term, note_from_columns, note_row, utc as _utc,
 )
 from helpers.store_export import export_document, import_reason, parse_export
 from helpers.store_key import KEY_BYTES, checked_key, create_key_file, key_check, read_key_file

@@ -13,7 +13,6 @@ import hashlib
 import hmac
 import json
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -39,6 +38,8 @@ from helpers.state import (
     owner_id,
     parse_time,
 )
+from helpers.caseless import loose
+from helpers.consolidation_claims import carries, is_near_duplicate
 from helpers.text import STOPWORDS, stem
 
 if TYPE_CHECKING:
@@ -108,26 +109,6 @@ class AuditEntry:
     action: str
     note_id: str | None
     reason: str
-
-
-def fold(text: str) -> str:
-    """The caseless form used for matching: NFKC, then Unicode casefold ("ZÜRICH" -> "zürich")."""
-    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
-
-
-# Latin letters Unicode does not decompose into a base letter and an accent ("Øresund", "Łódź",
-# "Ærø"), and the other ways of writing an apostrophe.
-_PLAIN = str.maketrans({"ø": "o", "ł": "l", "đ": "d", "ð": "d", "ħ": "h", "ı": "i", "ŧ": "t", "ŀ": "l",
-                        "æ": "ae", "œ": "oe", "þ": "th", "’": "'", "‘": "'", "ʼ": "'", "′": "'"})
-
-
-def loose(text: str) -> str:
-    """`fold` without accents: what `forget(matching=)` compares, so "Zurich" erases "Zürich",
-    "Lodz" erases "Łódź" and "Aero" erases "Ærø" (a user who types without accents means the
-    same place; an erasure may take a little more than asked, never less). Every dash is "-"
-    and every apostrophe "'", so a number or a name typed on another keyboard still matches."""
-    plain = "".join(c for c in unicodedata.normalize("NFKD", fold(text)) if not unicodedata.combining(c))
-    return "".join("-" if unicodedata.category(c) == "Pd" else c for c in plain.translate(_PLAIN))
 
 
 def keyed_audit_id(secret: bytes, note_id: str) -> str:
@@ -342,7 +323,7 @@ def plan_forget(stored: list[MemoryNote], staged: list[MemoryNote], profile: dic
     case, any accents). Consolidation keeps a note it folded or merged into
     another as superseded, linked to it (`superseded_by` on the old note, `supersedes` on the
     new one), and the same links mark a note replaced by a newer fact. A linked note is a copy
-    when it says everything the other says (`consolidation.carries`), so:
+    when it says everything the other says (`consolidation_claims.carries`), so:
     - with `note_id`, every near duplicate of it, linked or not (the same fact said again,
       stored or staged), goes with it;
     - every later note that carries an erased one is erased too, transitively (a duplicate
@@ -356,8 +337,6 @@ def plan_forget(stored: list[MemoryNote], staged: list[MemoryNote], profile: dic
       an erased copy that also said something no remaining note says is listed in `lost`;
     - with `matching`, profile keys and values that contain it are cleared (`clear_matching`).
     """
-    from helpers.consolidation import carries, is_near_duplicate  # late: it imports this module
-
     by_id = {n.id: n for n in [*staged, *stored]}  # a note both staged and stored: the stored copy
     if note_id is not None:
         asked = {note_id} & by_id.keys()
@@ -714,8 +693,6 @@ class UserMemoryBase:
         Only this user's own exports are filtered (another user's notes are not this user's
         erased words, though the same text gives the same id), and a note the store holds now
         is no resurrection: the user said it again after the erasure."""
-        from helpers.consolidation import carries  # late: it imports this module
-
         if imported.owner is not None and imported.owner != (self._tenant_id, self._user_id):
             return imported, 0
         forgotten = self._forgotten(conn)
@@ -827,12 +804,10 @@ __all__ = [
     "clear_matching",
     "erase_user_reason",
     "expires_utc",
-    "fold",
     "forget_profile_reason",
     "keyed_audit_id",
     "leaves",
     "long_term",
-    "loose",
     "masked_reason",
     "note_from_columns",
     "note_row",

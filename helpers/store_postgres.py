@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Iterable, Iterator
 
+from helpers.caseless import fold
 from helpers.retrieval import RECALL_LIMIT
 from helpers.state import Clock, MemoryNote, MemoryState, system_clock
 from helpers.store import StoreError
@@ -57,7 +58,6 @@ from helpers.store_base import (
     check_owner,
     erase_user_reason,
     expires_utc,
-    fold,
     long_term,
     note_from_columns,
     note_row,

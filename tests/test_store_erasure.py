@@ -9,7 +9,8 @@ import time
 import pytest
 
 from helpers.state import MemoryNote, fixed_clock
-from helpers.store import Erasure, MemoryStore, fold
+from helpers.caseless import fold
+from helpers.store import Erasure, MemoryStore
 
 NOW = "2026-06-01T09:00:00Z"
 SECRET = "Wants a quiet room at the Xqzorb Lodge, the hidden SECRET garden wing"

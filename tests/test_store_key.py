@@ -16,7 +16,8 @@ import pytest
 
 from helpers.state import fixed_clock, note_id
 from helpers.store import MemoryStore, StoreError
-from helpers.store_base import PROFILE_AUDIT, keyed_audit_id, loose
+from helpers.caseless import loose
+from helpers.store_base import PROFILE_AUDIT, keyed_audit_id
 from tests import test_store_contract as contract
 
 backend, postgres, note = contract.backend, contract.postgres, contract.note  # the contract's fixtures
