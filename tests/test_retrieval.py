@@ -20,7 +20,8 @@ from helpers.retrieval import (
     should_retrieve,
 )
 from helpers.state import MemoryNote, fixed_clock, parse_time
-from helpers.store import MIGRATIONS, MemoryStore, _INSERT_NOTE, _owner_token
+from helpers.store import MemoryStore, _INSERT_NOTE
+from helpers.store_schema import MIGRATIONS, owner_token
 from helpers.store_base import note_row
 
 NOW = "2026-06-01T09:00:00Z"
@@ -111,8 +112,8 @@ def test_the_owner_token_is_the_same_in_python_and_sql(store):
         sql = store._conn.execute(
             "SELECT 'o' || hex(?) || 'x' || hex(?) || 'x'", (tenant, user)
         ).fetchone()[0]
-        assert sql == _owner_token(tenant, user)
-    assert _owner_token("ab", "c") != _owner_token("a", "bc")
+        assert sql == owner_token(tenant, user)
+    assert owner_token("ab", "c") != owner_token("a", "bc")
 
 
 def test_a_store_from_before_search_is_indexed_when_migrated(tmp_path):

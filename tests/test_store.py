@@ -13,9 +13,10 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from helpers.state import MemoryNote, fixed_clock, load_example_state
 from helpers.store import (
-    MIGRATIONS, SCHEMA_VERSION, CorruptStoreError, MemoryStore, SchemaTooNewError, StoreError,
-    StoreLockedError, UserMemory, _INSERT_NOTE,
+    SCHEMA_VERSION, CorruptStoreError, MemoryStore, SchemaTooNewError, StoreError, StoreLockedError, UserMemory,
+    _INSERT_NOTE,
 )
+from helpers.store_schema import MIGRATIONS
 from helpers.store_base import note_row
 from helpers.write_policy import WritePolicy
 

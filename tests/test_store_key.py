@@ -17,7 +17,7 @@ import pytest
 from helpers.state import fixed_clock, note_id
 from helpers.store import MemoryStore, StoreError
 from helpers.caseless import loose
-from helpers.store_base import PROFILE_AUDIT, keyed_audit_id
+from helpers.store_erasure import PROFILE_AUDIT, keyed_audit_id
 from tests import test_store_contract as contract
 
 backend, postgres, note = contract.backend, contract.postgres, contract.note  # the contract's fixtures
@@ -99,11 +99,11 @@ def test_a_wrong_key_or_a_key_file_others_can_read_is_refused(tmp_path):
 def test_a_store_from_before_moves_its_secret_to_the_key_file_and_keeps_its_audit(tmp_path):
     """A schema-5 store kept its secret in the database: opening it moves the secret out, so the
     audit ids made with it still match, and the table is gone."""
-    from helpers import store as store_module
+    from helpers import store_schema as store_module
 
     path = tmp_path / "old.db"
     conn = sqlite3.connect(path, isolation_level=None)
-    conn.create_function("casefold", 1, store_module._sql_fold, deterministic=True)
+    conn.create_function("casefold", 1, store_module.sql_fold, deterministic=True)
     for version, statements in enumerate(store_module.MIGRATIONS[:5], start=1):
         for statement in statements:
             conn.execute(statement)
