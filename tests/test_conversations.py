@@ -158,3 +158,63 @@ async def test_an_encrypted_conversation_resumes_and_its_file_holds_no_plain_tex
 
 def stored_bytes_named(folder: Path, prefix: str) -> bytes:
     return b"".join(p.read_bytes().lower() for p in folder.iterdir() if p.name.startswith(prefix))
+
+
+def conversation_holds(backend, where, word: str) -> bool:
+    """Does any stored conversation still hold `word`? SQLite: the bytes of its files (WAL too);
+    PostgreSQL: the session tables' rows."""
+    if backend == "sqlite":
+        return word.lower().encode() in stored_bytes(Path(where).parent)
+    import psycopg
+
+    with psycopg.connect(where) as conn:
+        rows = conn.execute("SELECT message_data FROM agent_messages").fetchall()
+    return any(word.lower() in r[0].lower() for r in rows)
+
+
+def open_store(backend, where):
+    if backend == "sqlite":
+        return MemoryStore.open(where, clock=fixed_clock(NOW))
+    from helpers.store_postgres import PostgresMemoryStore
+
+    return PostgresMemoryStore.open(where, clock=fixed_clock(NOW), key=bytes(32))
+
+
+@pytest.mark.parametrize("how", ["forget", "erase_user"])
+async def test_a_store_level_erasure_reaches_the_stored_conversation_at_once(backend, how):
+    kind, where = backend
+    store = open_store(kind, where)
+    try:
+        steps = [{"tool": "save_memory_note", "arguments": {"text": "Travels with partner Alex Xqzorb",
+                                                            "keywords": ["partner"], "kind": "fact"}},
+                 "Noted.", "Sure."]
+        session = open_memory(store, "acme", "maya", model=ScriptedModel(steps), session_id="trip",
+                              consolidation_model=None)
+        await session.run_turn("My partner Alex Xqzorb travels with me.")
+        await session.run_turn("Book us a double room in Lisbon.")
+        assert conversation_holds(kind, where, "Xqzorb") and conversation_holds(kind, where, "Lisbon")
+        handle = store.for_user("acme", "maya")  # not the session: a handle on the store
+        if how == "forget":
+            erased = handle.forget(handle.staged_notes("trip")[0].id)
+            assert erased == 1
+            assert not conversation_holds(kind, where, "Xqzorb")  # before any session reads the store
+            assert conversation_holds(kind, where, "Lisbon")  # the other turn stays
+        else:
+            handle.erase_user()
+            assert not conversation_holds(kind, where, "Xqzorb")
+            assert not conversation_holds(kind, where, "Lisbon")  # every turn of the user goes
+    finally:
+        store.close()
+
+
+async def test_an_admin_process_that_erases_reaches_the_conversations_once_it_watches_them(tmp_path):
+    from helpers.lifecycle import watch_conversations
+
+    path = str(tmp_path / "memory.db")
+    turn("sqlite", path, "My partner Alex Xqzorb travels with me.", "Travels with partner Alex Xqzorb")
+    with MemoryStore.open(path, clock=fixed_clock(NOW)) as store:
+        eraser = watch_conversations(store, Conversations.beside(store))
+        assert watch_conversations(store, Conversations.beside(store)) is eraser  # one per place
+        assert store.erasure_listeners == [eraser]
+        store.for_user("acme", "maya").forget(matching="xqzorb")
+    assert b"xqzorb" not in stored_bytes(tmp_path)
