@@ -1,4 +1,4 @@
-"""Attribute-aware consolidation: a note that changes a one-value attribute supersedes the old one.
+"""Stage 7 — consolidation (notebook 07): a note that changes a one-value attribute supersedes the old one.
 
 A small model reading "Lives in Sydney" and "Moved to Melbourne" often answers "keep" for both,
 and both stay in memory as if both were true. Some facts have one value at a time: home city,

@@ -1,4 +1,4 @@
-"""Stage 7 — consolidation: merge a session's notes into global memory, inventing nothing and losing nothing.
+"""Stage 7 — consolidation (notebook 07): merge a session's notes into global memory, inventing nothing, losing nothing.
 
 After a session ends, its notes join global memory in three steps:
 
