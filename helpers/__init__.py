@@ -52,7 +52,7 @@ Stage 8 — persistence (notebook 08)
     store_erasure        what an erasure takes (plan_forget), and what it reports
     store_export         a user's memory as one JSON document
     store_key            the store's key, outside the database
-    caseless             the caseless forms text is matched in (fold, loose)
+    caseless             the caseless forms text is matched in (caseless, loose)
     conversations        where a conversation is kept: an SDK Session beside the store
     lifecycle            open a user's memory, run turns, end the session in one call
 Stage 9 — evals (notebook 09)

@@ -1,6 +1,6 @@
 """Stage 8 — persistence (notebook 08): the caseless forms text is matched in.
 
-`fold` (case: NFKC, then Unicode casefold) is what consolidation compares words in; `loose`
+`caseless` (case: NFKC, then Unicode casefold) is what consolidation compares words in; `loose`
 (case and accents, every dash and apostrophe one character) is what `forget(matching=)`
 compares, so an erasure typed without accents still reaches the note. Both are for comparing,
 never for storing.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import unicodedata
 
 
-def fold(text: str) -> str:
+def caseless(text: str) -> str:
     """The caseless form used for matching: NFKC, then Unicode casefold ("ZÜRICH" -> "zürich")."""
     return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
 
@@ -23,12 +23,12 @@ _PLAIN = str.maketrans({"ø": "o", "ł": "l", "đ": "d", "ð": "d", "ħ": "h", "
 
 
 def loose(text: str) -> str:
-    """`fold` without accents: what `forget(matching=)` compares, so "Zurich" erases "Zürich",
+    """`caseless` without accents: what `forget(matching=)` compares, so "Zurich" erases "Zürich",
     "Lodz" erases "Łódź" and "Aero" erases "Ærø" (a user who types without accents means the
     same place; an erasure may take a little more than asked, never less). Every dash is "-"
     and every apostrophe "'", so a number or a name typed on another keyboard still matches."""
-    plain = "".join(c for c in unicodedata.normalize("NFKD", fold(text)) if not unicodedata.combining(c))
+    plain = "".join(c for c in unicodedata.normalize("NFKD", caseless(text)) if not unicodedata.combining(c))
     return "".join("-" if unicodedata.category(c) == "Pd" else c for c in plain.translate(_PLAIN))
 
 
-__all__ = ["fold", "loose"]
+__all__ = ["caseless", "loose"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from helpers.attributes import STATING_WORDS, attributes_of
-from helpers.caseless import fold
+from helpers.caseless import caseless
 from helpers.state import MemoryNote
 from helpers.text import STOPWORDS, content_words, stem, topic_words, unsupported
 
@@ -29,7 +29,7 @@ def normalize(text: str) -> str:
 def _words(text: str) -> tuple[set[str], set[str]]:
     """(content stems, whole numbers) of a text, in any script: a-z words stemmed (stopwords out),
     words in other scripts whole ("Москве", "Zürich"), numbers with their separators."""
-    folded = fold(text)
+    folded = caseless(text)
     words = {token if not token.isascii() else stem(token) for token in _CLAIM_TOKEN.findall(folded)
              if not token[0].isdigit() and token not in STOPWORDS}
     return words, _number_runs(folded)
@@ -73,7 +73,7 @@ def unsupported_claims(text: str, source_texts: list[str]) -> list[str]:
     subjects recombined ("Moved to Brisbane" from "Lives in Brisbane" + "Moved to Sydney": each
     word has a source, but the sources are about different things, so no source says it)."""
     order_problems = _reordered_names(text, source_texts)  # reads case: before folding
-    text, source_texts = fold(text), [fold(s) for s in source_texts]
+    text, source_texts = caseless(text), [caseless(s) for s in source_texts]
     source_words = {w for source in source_texts for w in content_words(source)[0]}
     source_runs = {r for s in source_texts for r in _number_runs(s)}
     problems = []
@@ -168,7 +168,7 @@ def _names(raw: str) -> list[str]:
         if token[0].isdigit():
             continue
         if (i > 0 and token[0].isupper()) or not token.isascii():
-            names.append(fold(token))
+            names.append(caseless(token))
     return names
 
 
@@ -210,7 +210,7 @@ _FREQUENCY_PHRASES = re.compile(
 def hedges(text: str) -> set[str]:
     """The frequency and hedge words of a text (`FREQUENCY_WORDS`, and phrases such as "most of
     the time"), folded: what a merge must keep and what two duplicates must share."""
-    folded = fold(text)
+    folded = caseless(text)
     return ({w for w in _ANY_LETTERS.findall(folded) if w in FREQUENCY_WORDS}
             | set(_FREQUENCY_PHRASES.findall(folded)))
 
@@ -254,7 +254,7 @@ def dropped_words(text: str, source: str) -> set[str]:
     """What the source says that `text` does not: its topic words beyond how a fact is stated,
     its numbers (a budget, a date), its words in other scripts and its frequency and hedge words
     ("usually": `hedges`)."""
-    text, said = fold(text), fold(source)
+    text, said = caseless(text), caseless(source)
     return ((topic_words(said) - topic_words(text) - STATING_WORDS)
             | (_number_runs(said) - _number_runs(text)) | (_other_words(said) - _other_words(text))
             | (_restricting(said) - _restricting(text)) | (hedges(said) - hedges(text)))
@@ -267,13 +267,13 @@ def carries(text: str, source: str) -> bool:
     does not carry it. Erasure uses this to find the copies of a forgotten note."""
     if is_near_duplicate(text, source):
         return True
-    values = topic_words(" ".join(attributes_of(source).values())) - topic_words(fold(text))
+    values = topic_words(" ".join(attributes_of(source).values())) - topic_words(caseless(text))
     return not (dropped_words(text, source) or values)
 
 
 def mentions(text: str, source: MemoryNote) -> bool:
     """Does `text` share a content word with the source (not just "prefers")?"""
-    text, said = fold(text), fold(source.text)
+    text, said = caseless(text), caseless(source.text)
     return bool(topic_words(text) & topic_words(said) or _other_words(text) & _other_words(said))
 
 

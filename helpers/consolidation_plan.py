@@ -19,7 +19,7 @@ from agents.models.interface import Model
 from pydantic import BaseModel
 
 from helpers.attributes import attributes_of, others_in, qualifiers, unshared_facts
-from helpers.caseless import fold
+from helpers.caseless import caseless
 from helpers.consolidation_claims import dropped_words, is_near_duplicate, mentions, related, unsupported_claims
 from helpers.consolidation_report import (ConsolidationReport, MergedAChange, MergeDecision, PlanRejected,
                                           ask_user, resolve_conflict, supersede)
@@ -221,7 +221,7 @@ def _not_replaced(a: MemoryNote, b: MemoryNote) -> str:
     # The older note's attribute (diet, home city...) must be one the newer note gives a value
     # for: "Mi hermano come carne" says nothing the rules can read about the user's diet.
     unsaid = set(attributes_of(older.text)) - set(attributes_of(newer.text))
-    if unsaid and not topic_words(fold(older.text)) <= topic_words(fold(newer.text)):
+    if unsaid and not topic_words(caseless(older.text)) <= topic_words(caseless(newer.text)):
         return "what the newer note says of " + ", ".join(sorted(a.replace("_", " ") for a in unsaid))
     qa, qb = qualifiers(older.text), qualifiers(newer.text)
     if qa != qb:

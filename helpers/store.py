@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Iterable, Iterator
 
-from helpers.caseless import fold
+from helpers.caseless import caseless
 from helpers.retrieval import RECALL_LIMIT
 from helpers.state import Clock, MemoryNote, MemoryState, system_clock
 from helpers.store_base import (
@@ -236,7 +236,7 @@ class UserMemory(UserMemoryBase):
             sql += """ AND id IN (SELECT note_id FROM note_keywords
                                   WHERE tenant_id = :tenant AND user_id = :user
                                     AND keyword IN (SELECT value FROM json_each(:wanted)))"""
-            params["wanted"] = json.dumps(sorted({fold(k) for k in keywords}), ensure_ascii=False)
+            params["wanted"] = json.dumps(sorted({caseless(k) for k in keywords}), ensure_ascii=False)
         sql += " ORDER BY observed_utc DESC, id DESC LIMIT :limit"
         return [_note_from_row(r) for r in conn.execute(sql, params)][::-1]
 
@@ -404,7 +404,7 @@ class UserMemory(UserMemoryBase):
             [self._owner(id=n.id) for n in notes])
         conn.executemany(
             "INSERT OR IGNORE INTO note_keywords VALUES (:tenant, :user, :keyword, :id)",
-            [self._owner(keyword=fold(k), id=n.id) for n in notes for k in n.keywords])
+            [self._owner(keyword=caseless(k), id=n.id) for n in notes for k in n.keywords])
 
     # -- erasure (`UserMemoryBase.forget` decides what; this is the SQL) ------------------------------
 

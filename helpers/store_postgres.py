@@ -18,7 +18,7 @@ The differences are where the guarantees come from:
   still after a plain VACUUM (it frees the space without clearing it), gone from them after
   `VACUUM FULL` (a rewrite, as the owner), and in the WAL until its segments are overwritten.
   The returned `Erasure.checkpoint` is therefore never completed and says so.
-- Keyword filters fold case in Python (`helpers.caseless.fold`: NFKC + Unicode casefold), because
+- Keyword filters fold case in Python (`helpers.caseless.caseless`: NFKC + Unicode casefold), because
   PostgreSQL's lower() follows the database locale: the folded keywords are stored beside each
   note, so they agree with SQLite's.
 - Every write passes the store's write policy (`open(..., write_policy=...)`), with the same
@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Iterable, Iterator
 
-from helpers.caseless import fold
+from helpers.caseless import caseless
 from helpers.retrieval import RECALL_LIMIT
 from helpers.state import Clock, MemoryNote, MemoryState, system_clock
 from helpers.store import StoreError
@@ -79,7 +79,7 @@ SCHEMA = [
         observed_utc TEXT NOT NULL, expires_utc TEXT,  -- canonical UTC text, as in SQLite
         search TSVECTOR GENERATED ALWAYS AS (to_tsvector('english', text || ' ' || keywords))
             STORED,
-        -- fold(text) and fold(keyword) for each keyword, written by Python (see the docstring)
+        -- caseless(text) and caseless(keyword) for each keyword, written by Python (see the docstring)
         text_folded TEXT NOT NULL, keywords_folded TEXT[] NOT NULL,
         PRIMARY KEY (tenant_id, user_id, id))""",
     "CREATE INDEX notes_live ON notes (tenant_id, user_id, status, expires_utc, observed_utc)",
@@ -141,7 +141,7 @@ def _act_as(conn: Any, user_id: str) -> None:
 
 
 def _folded(text: str, keywords: Iterable[str]) -> tuple[str, list[str]]:
-    return fold(text), [fold(k) for k in keywords]
+    return caseless(text), [caseless(k) for k in keywords]
 
 
 def _pg_note_row(
@@ -351,7 +351,7 @@ class PostgresUserMemory(UserMemoryBase):
         params = self._owner(now=self._live_now(), limit=limit)
         if keywords is not None:
             sql += " AND keywords_folded && %(wanted)s::text[]"  # the GIN index
-            params["wanted"] = sorted({fold(k) for k in keywords})
+            params["wanted"] = sorted({caseless(k) for k in keywords})
         sql += " ORDER BY observed_utc DESC, id DESC LIMIT %(limit)s"
         return self._notes(conn.execute(sql, params))[::-1]
 

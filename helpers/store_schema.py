@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Iterator
 
-from helpers.caseless import fold
+from helpers.caseless import caseless
 from helpers.store_key import KEY_BYTES, checked_key, create_key_file, key_check, read_key_file
 
 # One full-text token per (tenant, user): hex never holds the separator 'x', so it is one-to-one,
@@ -163,7 +163,7 @@ class StoreReadOnlyError(StoreError):
 
 
 def sql_fold(value: Any) -> str | None:
-    return None if value is None else fold(str(value))
+    return None if value is None else caseless(str(value))
 
 
 @contextmanager

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from helpers.state import MemoryNote, fixed_clock
-from helpers.caseless import fold
+from helpers.caseless import caseless
 from helpers.store import Erasure, MemoryStore
 
 NOW = "2026-06-01T09:00:00Z"
@@ -194,8 +194,8 @@ def test_forget_matching_covers_keywords(maya):
 
 
 def test_fold_is_caseless_and_normalized():
-    assert fold("ZÜRICH") == fold("zürich") == fold("Zu\u0308rich")
-    assert fold("Straße") == fold("STRASSE")
+    assert caseless("ZÜRICH") == caseless("zürich") == caseless("Zu\u0308rich")
+    assert caseless("Straße") == caseless("STRASSE")
 
 
 # -- supersede chains ------------------------------------------------------------------------------
