@@ -62,6 +62,6 @@ Stage 10 — retrieval (notebook 10)
     retrieval            pick the notes that serve the current message
     retrieval_eval       precision and recall at k on the labelled set
 
-Layers point one way (tests/test_import_cycles.py): state below capture, capture below
+Layers point one way (tests/project/test_import_cycles.py): state below capture, capture below
 rendering and injection, those below sessions, consolidation and the store.
 """

@@ -1,7 +1,7 @@
 """The concierge on the embedded model: memory fills a search's arguments, the answer sums it up.
 
 Two checks, a few minutes on 2 cores. Run under the model lock:
-    flock /tmp/embedded-model.lock python -m pytest -m model tests/test_concierge_embedded.py
+    flock /tmp/embedded-model.lock python -m pytest -m model tests/concierge/test_concierge_embedded.py
 """
 
 import json

@@ -6,14 +6,14 @@ from helpers import evals
 from helpers.evals.agents import plan_for
 from helpers.attributes import attributes_of, confirm_attribute_changes, propose_changes, qualifiers
 from helpers.consolidation import deterministic_merge, merge_notes, rules_only_merge
-from helpers.state import MemoryNote, fixed_clock
+from helpers.state import fixed_clock
+from tests.conftest import notes_dated
 from tests.scripted_model import ScriptedModel
 
 CLOCK = fixed_clock("2026-11-30T09:00:00Z")
 
 
-def note(text, observed_at="2026-11-30", **kw):
-    return MemoryNote(text=text, observed_at=observed_at, **kw)
+note = notes_dated("2026-11-30")  # the day these tests take as now
 
 
 def keep_all(system, input, tools):

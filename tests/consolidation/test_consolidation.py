@@ -10,7 +10,8 @@ from helpers.consolidation import (
     CONSOLIDATOR_INSTRUCTIONS, apply_plan, ConsolidationPlan, consolidate, consolidate_in_background,
     deterministic_merge, is_near_duplicate, merge_notes, notes_for_model, PlanRejected, unsupported_claims,
 )
-from helpers.state import MemoryNote, fixed_clock, load_example_state
+from helpers.state import fixed_clock, load_example_state
+from tests.conftest import notes_dated
 from tests.scripted_model import ScriptedModel
 
 set_tracing_disabled(True)
@@ -18,8 +19,7 @@ set_tracing_disabled(True)
 CLOCK = fixed_clock("2026-11-30T09:00:00Z")
 
 
-def note(text, observed_at="2026-11-30", **kw):
-    return MemoryNote(text=text, observed_at=observed_at, **kw)
+note = notes_dated("2026-11-30")  # the day these tests take as now
 
 
 AISLE = note("Usually prefers an aisle seat on flights", "2026-03-14", keywords=["seat", "flight"],

@@ -6,17 +6,14 @@ import pytest
 from agents import set_tracing_disabled
 
 from helpers.consolidation import deterministic_merge, merge_notes, unsupported_claims
-from helpers.state import MemoryNote, fixed_clock
+from helpers.state import fixed_clock
+from tests.conftest import note
 from tests.scripted_model import ScriptedModel
 
 set_tracing_disabled(True)
 
 CLOCK = fixed_clock("2026-11-30T09:00:00Z")
 
-
-def note(text, observed_at, **kw):
-    kw.setdefault("keywords", [])
-    return MemoryNote(text=text, observed_at=observed_at, **kw)
 
 
 def step(decisions, written=()):

@@ -11,16 +11,16 @@ from helpers.consolidation import (
     notes_for_model,
     unsupported_claims,
 )
-from helpers.state import MemoryNote, MemoryState, fixed_clock
+from helpers.state import MemoryState, fixed_clock
 from helpers.write_policy import DEFAULT_WRITE_POLICY
 from helpers.consolidation import consolidate
+from tests.conftest import notes_dated
 from tests.scripted_model import ScriptedModel
 
 CLOCK = fixed_clock("2026-11-30T09:00:00Z")
 
 
-def note(text, observed_at="2026-11-30", **kw):
-    return MemoryNote(text=text, observed_at=observed_at, **kw)
+note = notes_dated("2026-11-30")  # the day these tests take as now
 
 
 def merge_plan(sources, text, keywords=("home",)):

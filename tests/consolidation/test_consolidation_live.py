@@ -8,7 +8,7 @@ from agents import Agent, Runner
 
 from helpers.consolidation import consolidate, consolidate_in_background
 from tests.scripted_model import ScriptedModel
-from tests.test_consolidation import PARAPHRASE, note, paraphrase_plan, session_state
+from tests.consolidation.test_consolidation import PARAPHRASE, note, paraphrase_plan, session_state
 
 MERGED = "Usually prefers an aisle seat on long flights"
 

@@ -11,15 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers.consolidation import merge_notes, unsupported_claims
-from helpers.state import MemoryNote, fixed_clock
+from helpers.state import fixed_clock
+from tests.conftest import note
 from tests.scripted_model import ScriptedModel
 
 set_tracing_disabled(True)
 CLOCK = fixed_clock("2026-11-30T09:00:00Z")
 
-
-def note(text, observed_at):
-    return MemoryNote(text=text, observed_at=observed_at, keywords=[])
 
 
 def merge_all(sources, text):

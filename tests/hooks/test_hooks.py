@@ -15,7 +15,7 @@ from tests.scripted_model import ScriptedModel
 
 set_tracing_disabled(True)
 
-GOLDEN = Path(__file__).parent / "golden" / "example_prompt.md"
+GOLDEN = Path(__file__).parents[1] / "golden" / "example_prompt.md"
 SECTIONS = ["base", "memory_policy", "user_profile", "global_memory", "recent_history", "session_memory"]
 
 

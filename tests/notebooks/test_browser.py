@@ -9,7 +9,7 @@ Slow (the notebooks run the real model, about 1-3 minutes each) and needs Debian
 /usr/bin/chromium plus pip's playwright (never `playwright install`); .ci/run installs chromium.
 Locally, run it under the model lock:
 
-    flock /tmp/embedded-model.lock .venv/bin/python -m pytest -m browser tests/test_browser.py
+    flock /tmp/embedded-model.lock .venv/bin/python -m pytest -m browser tests/notebooks/test_browser.py
 
 Set INSPECTOR_SCREENSHOT=/some/file.png or CHAT_SCREENSHOT=... to keep the screenshots.
 """

@@ -16,7 +16,7 @@ from helpers.state import fixed_clock
 from helpers.store import MemoryStore
 from tests.scripted_model import ScriptedModel
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NOW = "2026-11-02T09:00:00Z"
 
 # One turn in a fresh interpreter: open the store, reopen session "trip", run one message, print

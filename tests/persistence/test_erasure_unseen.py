@@ -9,16 +9,13 @@ from agents import function_tool, set_tracing_disabled
 
 from helpers.hooks import PromptCapture
 from helpers.lifecycle import MovableClock, open_memory
-from helpers.state import MemoryNote
 from helpers.write_policy import WritePolicy
+from tests.conftest import note
 from tests.scripted_model import ScriptedModel
-from tests.test_store_contract import Backends, backend, postgres  # noqa: F401  (fixtures)
+from tests.persistence.test_store_contract import Backends, backend, postgres  # noqa: F401  (fixtures)
 
 set_tracing_disabled(True)
 
-
-def note(text, observed_at="2026-05-01", **fields):
-    return MemoryNote(text=text, observed_at=observed_at, **fields)
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
-from helpers.state import MemoryNote, fixed_clock, load_example_state
+from helpers.state import fixed_clock, load_example_state
 from helpers.store import (
     SCHEMA_VERSION, CorruptStoreError, MemoryStore, SchemaTooNewError, StoreError, StoreLockedError, UserMemory,
     _INSERT_NOTE,
@@ -19,12 +19,10 @@ from helpers.store import (
 from helpers.store_schema import MIGRATIONS
 from helpers.store_base import note_row
 from helpers.write_policy import WritePolicy
+from tests.conftest import note
 
 NOW = "2026-06-01T09:00:00Z"
 
-
-def note(text, observed_at="2026-05-01", **fields):
-    return MemoryNote(text=text, observed_at=observed_at, **fields)
 
 
 class MovableClock:

@@ -23,18 +23,16 @@ from helpers.consolidation import (
     notes_for_model,
 )
 from helpers.retrieval_eval import evaluate, load_labelled_set
-from helpers.state import MemoryNote, fixed_clock
+from helpers.state import fixed_clock
 from helpers.store import Erasure, MemoryStore, StoreError, UserMemory
 from helpers.store_erasure import CheckpointResult
 from helpers.store_postgres import PostgresMemoryStore, PostgresUserMemory, create_schema
+from tests.conftest import note
 from tests.postgres_server import INSTALL_HINT, TemporaryPostgres, find_postgres_bin
 from helpers.write_policy import DEFAULT_WRITE_POLICY, PolicyRefused
 
 NOW = "2026-06-01T09:00:00Z"
 
-
-def note(text, observed_at="2026-05-01", **fields):
-    return MemoryNote(text=text, observed_at=observed_at, **fields)
 
 
 def texts(notes):

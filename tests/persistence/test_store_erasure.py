@@ -11,13 +11,11 @@ import pytest
 from helpers.state import MemoryNote, fixed_clock
 from helpers.caseless import caseless
 from helpers.store import Erasure, MemoryStore
+from tests.conftest import note
 
 NOW = "2026-06-01T09:00:00Z"
 SECRET = "Wants a quiet room at the Xqzorb Lodge, the hidden SECRET garden wing"
 
-
-def note(text, observed_at="2026-05-01", **fields):
-    return MemoryNote(text=text, observed_at=observed_at, **fields)
 
 
 def texts(notes):

@@ -4,7 +4,7 @@ Each test injects one fault into a real store file and checks that it ends with 
 and, where the fault is reported, a clear error. Each adds a row (fault, outcome, data lost) to
 FAULTS; run with `-s` to see the table:
 
-    python -m pytest -p no:cacheprovider -s tests/test_store_faults.py
+    python -m pytest -p no:cacheprovider -s tests/persistence/test_store_faults.py
 """
 
 import json

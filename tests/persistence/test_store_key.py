@@ -18,7 +18,7 @@ from helpers.state import fixed_clock, note_id
 from helpers.store import MemoryStore, StoreError
 from helpers.caseless import loose
 from helpers.store_erasure import PROFILE_AUDIT, keyed_audit_id
-from tests import test_store_contract as contract
+from tests.persistence import test_store_contract as contract
 
 backend, postgres, note = contract.backend, contract.postgres, contract.note  # the contract's fixtures
 NOW = "2026-06-01T09:00:00Z"

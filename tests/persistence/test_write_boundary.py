@@ -1,6 +1,6 @@
 """The store's write boundary: every write path and every field meets the capture tool's rule.
 
-Each test runs on SQLite and PostgreSQL (the `backend` fixture of tests/test_store_contract.py).
+Each test runs on SQLite and PostgreSQL (the `backend` fixture of tests/persistence/test_store_contract.py).
 The property test draws hostile content (secrets, cards, instructions, contact details, and random
 Unicode), keeps what the capture tool refuses, and puts it in each field of each write path: the
 write must be refused and the stored memory stay as it was.
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from helpers.state import KEYWORD_CHARS, InvalidField, MemoryState
 from helpers.tools import capture_note
 from helpers.write_policy import PolicyRefused
-from tests import test_store_contract as contract
+from tests.persistence import test_store_contract as contract
 
 backend, postgres, note = contract.backend, contract.postgres, contract.note  # the contract's fixtures
 

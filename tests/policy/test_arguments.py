@@ -303,7 +303,7 @@ def test_the_searches_arguments_come_from_their_schemas_and_an_unknown_tool_fail
 
 def _request_set():
     spec = importlib.util.spec_from_file_location(
-        "concierge_requests", Path(__file__).parent.parent / "benchmarks" / "concierge_requests.py"
+        "concierge_requests", Path(__file__).parents[2] / "benchmarks" / "concierge_requests.py"
     )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

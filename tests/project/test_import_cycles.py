@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-HELPERS = Path(__file__).resolve().parents[1] / "helpers"
+HELPERS = Path(__file__).resolve().parents[2] / "helpers"
 
 
 def _modules(root: Path) -> dict[str, Path]:

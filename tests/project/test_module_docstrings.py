@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HELPERS = ROOT / "helpers"
 # "Stage 7 — consolidation (notebook 07): ..." or "(notebook 08; production: notebook 11): ..."
 FIRST_LINE = re.compile(r"Stage (\d+) — [^()]+ \(notebook (\d\d)[;)]")

@@ -59,7 +59,7 @@ def test_under_ci_a_browser_or_model_test_that_cannot_run_fails_the_run(tmp_path
 
 def test_the_embedded_model_tests_run_when_an_openai_key_is_set(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-used")
-    module = importlib.reload(importlib.import_module("tests.test_llm_embedded"))
+    module = importlib.reload(importlib.import_module("tests.llm.test_llm_embedded"))
     marks = module.pytestmark if isinstance(module.pytestmark, list) else [module.pytestmark]
     assert [m.name for m in marks] == ["model"]
     assert not any(m.name == "skipif" for f in vars(module).values() for m in getattr(f, "pytestmark", []))

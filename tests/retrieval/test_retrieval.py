@@ -19,16 +19,14 @@ from helpers.retrieval import (
     render_retrieved_line,
     should_retrieve,
 )
-from helpers.state import MemoryNote, fixed_clock, parse_time
+from helpers.state import fixed_clock, parse_time
 from helpers.store import MemoryStore, _INSERT_NOTE
 from helpers.store_schema import MIGRATIONS, owner_token
 from helpers.store_base import note_row
+from tests.conftest import note
 
 NOW = "2026-06-01T09:00:00Z"
 
-
-def note(text, observed_at="2026-05-01", **fields):
-    return MemoryNote(text=text, observed_at=observed_at, **fields)
 
 
 @pytest.fixture
