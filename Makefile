@@ -46,7 +46,7 @@ lab: setup
 PYTEST := $(BIN)/python -m pytest -p no:cacheprovider
 ON_ONE_MODEL := $(BIN)/python -m helpers.notebook with-model-server --
 NBVAL := --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg
-SMOKE_TURN := tests/test_llm_embedded.py::test_paris_request_produces_an_executed_tool_call_and_a_prose_answer
+SMOKE_TURN := tests/llm/test_llm_embedded.py::test_paris_request_produces_an_executed_tool_call_and_a_prose_answer
 SMOKE_EVAL := home_move_over_three_sessions
 test: setup
 	$(BIN)/ruff check helpers tests benchmarks

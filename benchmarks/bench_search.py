@@ -42,6 +42,7 @@ from search_corpus import MESSAGES, make_note, owner
 
 import helpers.store
 import helpers.store_postgres
+import helpers.store_schema
 from helpers.budget import count_tokens
 from helpers.hooks import render_prompt
 from helpers.policy import Policy
@@ -70,7 +71,7 @@ def corpus_key(users: int) -> str:
     digest = hashlib.sha256(f"users={users}".encode())
     digest.update(Path(sys.modules["search_corpus"].__file__ or "").read_bytes())
     for part in (
-        helpers.store.MIGRATIONS,
+        helpers.store_schema.MIGRATIONS,
         helpers.store._INSERT_NOTE,
         helpers.store_postgres.SCHEMA,
         helpers.store_postgres._INSERT_NOTE,

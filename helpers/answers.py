@@ -1,4 +1,4 @@
-"""Answers composed in code from what the tools returned: nothing in them that no result gave.
+"""Stage 5 — the memory policy (notebook 05): answers composed in code from what the tools returned.
 
 Taught in notebook 05, used by every concierge (the SDK's `tool_use_behavior`). A 1.5B model
 writing prose about structured results invents hotels, prices and flights; code does not. So a

@@ -1,4 +1,4 @@
-"""Memory fills a search's arguments, in code, by the precedence policy (taught in notebook 05).
+"""Stage 5 — the memory policy (notebook 05): memory fills a search's arguments, in code, by precedence.
 
 A 1.5B model proposes a search well but fills it badly: it forgets the remembered aisle seat,
 sends `max_price: 0` with a 250 AUD budget in its prompt, invents airlines and cities. So the

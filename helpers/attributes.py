@@ -1,4 +1,4 @@
-"""Attribute-aware consolidation: a note that changes a one-value attribute supersedes the old one.
+"""Stage 7 — consolidation (notebook 07): a note that changes a one-value attribute supersedes the old one.
 
 A small model reading "Lives in Sydney" and "Moved to Melbourne" often answers "keep" for both,
 and both stay in memory as if both were true. Some facts have one value at a time: home city,
@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 
 from helpers.catalogue import AIRLINES, BadArgument, airports_for, default_catalogue
+from helpers.consolidation_report import Conflict, MergeDecision, resolve_conflict
 from helpers.state import Clock, MemoryNote, parse_time
 from helpers.text import NEGATIONS, STOPWORDS, stem, topic_words
 
@@ -307,8 +308,6 @@ def confirm_attribute_changes(notes: list[MemoryNote], report, *, clock: Clock, 
     notes are the session's added notes and the notes the model wrote. A pair the plan already
     resolved, or sent to the user, is left as it is.
     """
-    from helpers import consolidation  # late: consolidation calls this module
-
     new_ids = {d.note_id for d in report.decisions.values() if d.outcome == "added"} | set(
         report.created
     )
@@ -322,17 +321,14 @@ def confirm_attribute_changes(notes: list[MemoryNote], report, *, clock: Clock, 
             continue
         if change.confirmed:
             # Named new-first, as a model might: the recency rule, not this pass, orders them.
-            decision = consolidation.PlanDecision(
-                id=newer.id, action="supersede", other_id=older.id, reason=change.reason
-            )
-            consolidation._resolve_conflict(newer, older, decision, report, recency=recency)
+            resolve_conflict(newer, older, "supersede", change.reason, report, recency=recency)
             continue
         report.needs_user.append(
-            consolidation.Conflict((older.id, newer.id), (older.text, newer.text), change.reason)
+            Conflict((older.id, newer.id), (older.text, newer.text), change.reason)
         )
         for n, other in ((older, newer), (newer, older)):
             if report.decisions.get(n.id) and report.decisions[n.id].outcome in ("kept", "added"):
-                report.decisions[n.id] = consolidation.MergeDecision(
+                report.decisions[n.id] = MergeDecision(
                     n.id,
                     "needs_user",
                     "attribute changed but the rules cannot confirm it; both stay active",

@@ -1,4 +1,4 @@
-"""Stage 3 — the context budget: what may enter one model call, in tokens.
+"""Stage 3 — rendering (notebook 03): the context budget, what may enter one model call, in tokens.
 
 Output is reserved first; the rest of the model's window is split between stable
 instructions (role + memory policy), the profile, memory notes, tool definitions and

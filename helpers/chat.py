@@ -1,4 +1,4 @@
-"""Talk to the concierge yourself: a chat widget bound to a memory state, with the prompt inspector.
+"""Stage 0 — the concierge (notebook 00): talk to it yourself, a chat widget with the prompt inspector.
 
 Type a message and press Send. While the model works, a progress line shows the prompt's size, the
 elapsed time and a rough estimate from this machine's measured speed. Then the answer appears with

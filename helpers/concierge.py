@@ -1,4 +1,4 @@
-"""The course's example agent: a travel concierge with memory, and one conversational turn.
+"""Stage 0 — the concierge (notebook 00): the course's example agent, a travel concierge with memory.
 
 Every notebook builds the same agent the same way, so differences you see come from the memory
 stage being taught, not from the agent.

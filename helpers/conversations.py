@@ -1,5 +1,5 @@
-"""Where a conversation is kept, so that a restart resumes it: an Agents SDK `Session` beside the
-memory store. Taught in notebook 08 (persistence) and 11 (from the course to production).
+"""Stage 8 — persistence (notebook 08; production: notebook 11): where a conversation is kept, so that a
+restart resumes it: an Agents SDK `Session` beside the memory store.
 
 The course's trimming and compaction (`helpers.trimming`) decide *what* history the model reads;
 this module decides *where* that history lives between processes. It uses what the SDK ships:
@@ -12,9 +12,10 @@ this module decides *where* that history lives between processes. It uses what t
 Each conversation is two SDK sessions: its items, and one item that holds its trim state (what
 trimming or compaction did so far, the summary, the turn number), so reopening a session id after
 a restart resumes the conversation exactly where the trimming left it. Session keys name the
-tenant and the user, so `erase` reaches every stored conversation of one user: the turns that
+tenant and the user, so an erasure reaches every stored conversation of one user: the turns that
 mention what was erased are rewritten away, and on SQLite the file is vacuumed and its WAL
-truncated so the erased text is gone from the bytes (see benchmarks/scan_erasure.py).
+truncated so the erased text is gone from the bytes (see benchmarks/scan_erasure.py). It happens
+when the store commits the erasure, through any handle (`helpers.lifecycle.watch_conversations`).
 """
 
 from __future__ import annotations
@@ -82,9 +83,14 @@ class Conversations:
 
     def __init__(self, open_session: Callable[[str], Session], list_keys: Callable[[str], list[str]],
                  scrub: Callable[[], None] = lambda: None, *, encryption_key: str | None = None,
-                 ttl: int = 3600 * 24 * 30):
+                 ttl: int = 3600 * 24 * 30, where: str | None = None):
         self._open, self._list, self._scrub = open_session, list_keys, scrub
         self.encryption_key, self.ttl = encryption_key, ttl
+        self.where = where  # the file or database URL; None: only this object knows
+
+    def same_place(self, other: Conversations) -> bool:
+        """Are both kept in the same file or database (so one eraser serves both)?"""
+        return other is self or (self.where is not None and self.where == other.where)
 
     @classmethod
     def beside(cls, store: Any, *, encryption_key: str | None = None) -> Conversations | None:
@@ -121,7 +127,8 @@ class Conversations:
                 conn.close()
 
         SQLiteSession("", path).close()  # creates the tables, so list_keys can read them
-        return cls(lambda key: SQLiteSession(key, path), list_keys, scrub, encryption_key=encryption_key)
+        return cls(lambda key: SQLiteSession(key, path), list_keys, scrub, encryption_key=encryption_key,
+                   where=str(Path(path).resolve()))
 
     @classmethod
     def postgres(cls, url: str, *, encryption_key: str | None = None) -> Conversations:
@@ -144,7 +151,8 @@ class Conversations:
             finally:
                 sync.dispose()
 
-        return cls(lambda key: SQLAlchemySession(key, engine=engine), list_keys, encryption_key=encryption_key)
+        return cls(lambda key: SQLAlchemySession(key, engine=engine), list_keys, encryption_key=encryption_key,
+                   where=url)
 
     def _session(self, key: str) -> Session:
         session = self._open(key)

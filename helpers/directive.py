@@ -1,4 +1,4 @@
-"""The directive reading: is a proposed memory note about the user, or a message to her agent?
+"""Stage 2 — capture (notebook 02): the directive reading, is a note about the user or a message to her agent?
 
 A memory note is a statement about the user: what she likes, what is true of her, how she wants
 to be served ("Prefers aisle seats", "Tell her when the Qantas sale starts", "Happy for the

@@ -1,4 +1,4 @@
-"""Token economics: memory injection against replaying the whole history.
+"""Stage 9 — evals (notebook 09): token economics, memory injection against replaying the whole history.
 
 `token_economics` counts the input tokens of one new turn after 1..50 past sessions, two ways:
 the rendered system prompt with memory (policy + profile + top-k notes), or the role and

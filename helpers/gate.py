@@ -1,4 +1,4 @@
-"""Stage 2 — the write gate's rules: the table of what memory must never hold. Notebook 02.
+"""Stage 2 — capture (notebook 02): the write gate's rules, the table of what memory must never hold.
 
 A model may propose a memory note; code decides whether it may be kept. This module is the small
 core of that decision: a `Rule` is a row (an id, what it refuses, the sentence the model is told,

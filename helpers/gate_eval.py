@@ -1,4 +1,4 @@
-"""Measure the write defence on labelled sets: recall and false blocks per category and language.
+"""Stage 2 — capture (notebook 02): measure the write defence, recall and false blocks per category and language.
 
     python -m helpers.gate_eval            # the tables
     python -m helpers.gate_eval --misses   # and every case the gate got wrong

@@ -1,4 +1,4 @@
-"""Stage 4 — injection: the state enters the system prompt on every model call.
+"""Stage 4 — injection (notebook 04): the state enters the system prompt on every model call.
 
 The prompt is built from sections ordered from stable to volatile, so a provider's
 prompt cache can reuse the long unchanging prefix and only the tail changes:

@@ -1,4 +1,4 @@
-"""Stage 4 — seeing it: widgets that show what memory did to each model call.
+"""Stage 4 — injection (notebook 04): widgets that show what memory did to each model call.
 
 `PromptInspector` reads a `PromptCapture`: pick a turn and a model call and see the
 exact system prompt cut into its sections, the tokens of each section against the

@@ -1,4 +1,4 @@
-"""The ledger: every write decision, allowed or refused, and never the text. Notebook 02.
+"""Stage 2 — capture (notebook 02): the ledger, every write decision, allowed or refused, never the text.
 
 The capture tool (helpers.tools) records each decision of the write policy in `state.ledger`: when,
 allowed or not, the rule that refused, the scope, and a keyed digest of the text (`text_hmac`)

@@ -1,4 +1,4 @@
-"""The memory lifecycle in three calls: open a user's memory, run turns, end the session.
+"""Stage 8 — persistence (notebook 08): the memory lifecycle in three calls, open, run turns, end the session.
 
     session = open_memory(store, "acme-travel", "maya", model=model)
     turn = await session.run_turn("From now on I want vegetarian meals.")
@@ -15,6 +15,8 @@ transaction and reports what changed.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import copy
 import json
 import time
@@ -37,7 +39,8 @@ from helpers.hooks import CapturedCall, MemoryInstructions, PromptCapture
 from helpers.policy import DEFAULT_POLICY, Policy
 from helpers.state import Clock, LedgerEntry, MemoryNote, MemoryState, parse_time
 from helpers.store import MemoryStore, UserMemory
-from helpers.store_base import Erasure, loose
+from helpers.caseless import loose
+from helpers.store_erasure import Erasure, ErasureNotice
 from helpers.tools import save_memory_note
 from helpers.trimming import CompactingSession, TrimmingSession, tool_output_filter
 
@@ -332,16 +335,9 @@ class MemorySession:
     async def _forget_in_stored(self, erased: Erased) -> None:
         """The user's other stored conversations (ended or not, from any process) lose the same
         turns and summary lines; the store's files are scrubbed (`Conversations`)."""
-        if self.conversations is None:
-            return
-        tenant, user = self.memory.tenant_id, self.memory.user_id
-        for other in self.conversations.session_ids(tenant, user):
-            if other != self.session_id:
-                # A session that never cuts (max_turns is out of reach) only loads, forgets, saves.
-                stored = CompactingSession(other, "unused", max_turns=2**31, keep_turns=1,
-                                           max_tool_output_chars=None,
-                                           stored=self.conversations.open(tenant, user, other))
-                await stored.forget(erased.mentions)
+        if self.conversations is not None:
+            await forget_in_conversations(self.conversations, self.memory.tenant_id, self.memory.user_id,
+                                          erased, skip={self.session_id})
 
     async def forget(self, note_id: str | None = None, *, matching: str | None = None,
                      reason: str = "user request") -> Erasure:
@@ -452,6 +448,50 @@ class MemorySession:
         return self.report
 
 
+async def forget_in_conversations(conversations: Conversations, tenant_id: str, user_id: str, erased: Erased,
+                                  *, skip: Iterable[str] = ()) -> None:
+    """Every stored conversation of one user (but the session ids in `skip`) loses the turns and
+    summary lines that mention what was erased; the files are scrubbed (`Conversations`)."""
+    skip = set(skip)
+    for session_id in conversations.session_ids(tenant_id, user_id):
+        if session_id not in skip:
+            # A session that never cuts (max_turns is out of reach) only loads, forgets, saves.
+            stored = CompactingSession(session_id, "unused", max_turns=2**31, keep_turns=1,
+                                       max_tool_output_chars=None,
+                                       stored=conversations.open(tenant_id, user_id, session_id))
+            await stored.forget(erased.mentions)
+
+
+class ConversationEraser:
+    """A store's erasure listener (`StoreBase.erasure_listeners`): the user's stored conversations
+    lose what the erasure took as soon as the store commits it, whoever erased (a session, a
+    handle from `store.for_user`, an admin script). Runs in a thread of its own, so a caller
+    inside a running event loop (a notebook) is no obstacle."""
+
+    def __init__(self, conversations: Conversations, audit_id: Callable[[str], str] = lambda note_id: ERASED):
+        self.conversations, self.audit_id = conversations, audit_id
+
+    def __call__(self, notice: ErasureNotice) -> None:
+        erased = Erased(notice.words, notice.texts, notice.ids, self.audit_id, everything=notice.everything)
+        if not erased:
+            return
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            pool.submit(asyncio.run, forget_in_conversations(self.conversations, notice.tenant_id,
+                                                             notice.user_id, erased)).result()
+
+
+def watch_conversations(store: Any, conversations: Conversations) -> ConversationEraser:
+    """Make every erasure `store` commits reach `conversations` at once (`ConversationEraser`);
+    once per place the conversations are kept. `open_memory` calls it; a process that erases
+    without opening a session (an admin script) calls it itself."""
+    for listener in store.erasure_listeners:
+        if isinstance(listener, ConversationEraser) and listener.conversations.same_place(conversations):
+            return listener
+    eraser = ConversationEraser(conversations, store.audit_id)
+    store.erasure_listeners.append(eraser)
+    return eraser
+
+
 def open_memory(
     store: MemoryStore,
     tenant_id: str,
@@ -515,6 +555,8 @@ def open_memory(
         conversations = Conversations.beside(store)
     if isinstance(conversations, str):
         raise ValueError(f"conversations: a Conversations, None or the default, got {conversations!r}")
+    if conversations is not None:
+        watch_conversations(store, conversations)
     stored = conversations.open(tenant_id, user_id, session_id) if conversations is not None else None
     if write_policy is not None:
         state.write_policy = write_policy  # the capture tool and consolidation read it
@@ -572,10 +614,13 @@ def open_memory(
 
 
 __all__ = [
+    "ConversationEraser",
     "MemorySession",
     "MovableClock",
     "SessionReport",
     "ToolCall",
     "TurnResult",
+    "forget_in_conversations",
     "open_memory",
+    "watch_conversations",
 ]

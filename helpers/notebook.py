@@ -1,4 +1,4 @@
-"""What every notebook starts with, and what runs around it.
+"""Stage 0 — setup (notebook 00): what every notebook starts with, and what runs around it.
 
 `setup()` is the set-up cell: pinned date, backend banner, the shared model. `Progress`
 shows a bar and the elapsed time while a model cell works, so a reader never stares at

@@ -1,4 +1,4 @@
-"""Where the course's files live: found from the package, never from the working directory."""
+"""Stage 0 — setup (notebook 00): where the course's files live, found from the package, never the working directory."""
 
 from __future__ import annotations
 

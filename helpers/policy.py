@@ -1,4 +1,4 @@
-"""Stage 3 — the memory policy: how the model should weigh what it remembers.
+"""Stage 5 — the memory policy (notebook 05): how the model should weigh what it remembers.
 
 Memory without rules is a liability: a stale "usually aisle" would beat "window this
 time". The policy text states the precedence (latest message > session notes > global

@@ -1,4 +1,4 @@
-"""Answering a question about memory from the notes themselves: `recall_notes`, a function tool.
+"""Stage 5 — the memory policy (notebook 05): a question about memory answered from the notes (`recall_notes`).
 
 Taught in notebook 05 (and routed to in 00). "What seat do I usually like?" is answered by quoting
 the live notes that share a topic word with the question, newest first, with their dates, so the

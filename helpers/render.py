@@ -1,4 +1,4 @@
-"""Stage 3 — rendering: the state as text a model can read.
+"""Stage 3 — rendering (notebook 03): the state as text a model can read.
 
 The profile becomes YAML frontmatter; memory notes become Markdown lists in which
 every line shows the note's date, so a policy that says "the newest note wins" can

@@ -1,4 +1,4 @@
-"""Stage 10 — retrieval: pick the notes that serve the current message, not every note.
+"""Stage 10 — retrieval (notebook 10): pick the notes that serve the current message, not every note.
 
 The pipeline, after the design notes (each step lives in one place):
 

@@ -1,4 +1,4 @@
-"""Retrieval precision and recall at k on the labelled set in data/retrieval/.
+"""Stage 10 — retrieval (notebook 10): precision and recall at k on the labelled set in data/retrieval/.
 
     python -m helpers.retrieval_eval            # k = 5, the default search settings
     python -m helpers.retrieval_eval --k 3

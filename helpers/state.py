@@ -1,4 +1,4 @@
-"""Stage 1 — the state object: a structured profile plus memory notes with provenance.
+"""Stage 1 — the state object (notebook 01): a structured profile plus memory notes with provenance.
 
 Everything the agent knows about a user lives in one `MemoryState`. It is the
 `context` of an Agents SDK run, so tools and hooks reach it through
@@ -14,13 +14,12 @@ import re
 import unicodedata
 from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import datetime, UTC
-from typing import Any, Literal, get_args
+from typing import Any, get_args
 from collections.abc import Callable
 
-Kind = Literal["fact", "preference", "event", "procedure"]
-Scope = Literal["global", "session"]
-Status = Literal["active", "superseded", "expired", "deleted"]
-Sensitivity = Literal["public", "internal", "personal", "restricted"]
+from helpers.note_fields import InvalidField, Kind, Scope, Sensitivity, Status, valid_unicode
+from helpers.write_policy import DEFAULT_WRITE_POLICY
+
 
 # Everything that reads "now" takes a clock, so a notebook can pin today's date.
 Clock = Callable[[], datetime]
@@ -78,12 +77,6 @@ def note_id(text: str, observed_at: str, scope: str) -> str:
     return f"mem_{digest[:10]}"
 
 
-class InvalidField(ValueError):
-    """A field that memory cannot hold: not text, too long, too deep, not valid Unicode (a lone
-    surrogate), or a list of keywords given as one string. Raised before anything is checked or
-    written; the message names the field and the limit. A ValueError, so `except ValueError` sees it."""
-
-
 # What one note, profile or id may hold (the store's hard limits; the write policy refuses more:
 # a note is one short sentence). Bounded fields keep every check bounded in time.
 TEXT_CHARS = 1000  # a note's text, a profile value
@@ -106,17 +99,6 @@ def checked_text(name: str, value: Any, limit: int) -> str:
     if len(value) > limit:
         raise InvalidField(f"{name} has {len(value):,} characters; the limit is {limit:,}")
     return valid_unicode(name, value)
-
-
-def valid_unicode(name: str, value: str) -> str:
-    """`value` if UTF-8 can encode it; InvalidField for a lone surrogate ("\\ud800", which a JSON
-    decoder lets through), never a raw UnicodeEncodeError from deep inside a write."""
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise InvalidField(
-            f"{name} is not valid Unicode text: a lone surrogate at character {exc.start}") from None
-    return value
 
 
 def checked_id(name: str, value: Any) -> str:
@@ -249,10 +231,7 @@ class MemoryNote:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MemoryNote:
-        known = {f.name for f in fields(cls)}
-        unknown = set(data) - known
-        if unknown:
-            raise ValueError(f"unknown memory-note fields: {sorted(unknown)}")
+        _no_unknown_fields(cls, data, "memory-note")
         return cls(**data)
 
 
@@ -275,10 +254,11 @@ class LedgerEntry:
     fallback: str | None = None  # a check that failed and fell back to the rules (the veto's error)
 
 
-def _default_write_policy() -> Any:
-    from helpers.write_policy import DEFAULT_WRITE_POLICY  # late: the policy imports this module
-
-    return DEFAULT_WRITE_POLICY
+def _no_unknown_fields(cls: type, data: dict[str, Any], what: str) -> None:
+    """ValueError naming the keys of `data` that are no field of the dataclass `cls`."""
+    unknown = set(data) - {f.name for f in fields(cls)}
+    if unknown:
+        raise ValueError(f"unknown {what} fields: {sorted(unknown)}")
 
 
 # Behaviour and secrets, never serialized with the state.
@@ -309,7 +289,7 @@ class MemoryState:
     # Not serialized: the rules every note must pass (helpers.write_policy), the key of the ledger's
     # digests (a per-store secret; None keeps no digest), and how many tool results the model has
     # been shown this turn (set by helpers.hooks.MemoryHooks; grounding is stricter after one).
-    write_policy: Any = field(default_factory=lambda: _default_write_policy(), repr=False,
+    write_policy: Any = field(default_factory=lambda: DEFAULT_WRITE_POLICY, repr=False,
                               compare=False, metadata=_TRANSIENT)
     ledger_key: bytes | None = field(default=None, repr=False, compare=False, metadata=_TRANSIENT)
     tool_results_this_turn: int = field(default=0, repr=False, compare=False, metadata=_TRANSIENT)
@@ -355,10 +335,7 @@ class MemoryState:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MemoryState:
-        known = {f.name for f in fields(cls)}
-        unknown = set(data) - known
-        if unknown:
-            raise ValueError(f"unknown state fields: {sorted(unknown)}")
+        _no_unknown_fields(cls, data, "state")
         data = dict(data)
         data["global_notes"] = [MemoryNote.from_dict(n) for n in data.get("global_notes", [])]
         data["session_notes"] = [MemoryNote.from_dict(n) for n in data.get("session_notes", [])]

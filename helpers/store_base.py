@@ -1,4 +1,4 @@
-"""What every memory store backend shares: one function per concept, no SQL.
+"""Stage 8 — persistence (notebook 08): what every memory store backend shares, no SQL.
 
 `helpers.store` (SQLite, the default) and `helpers.store_postgres` keep their own SQL; the
 bookkeeping around it (the handle, the write boundary every write path calls, the checks before an
@@ -9,13 +9,9 @@ Notebook 08 (persistence) teaches them.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
-import re
-import unicodedata
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Self
 
@@ -39,7 +35,23 @@ from helpers.state import (
     owner_id,
     parse_time,
 )
-from helpers.text import STOPWORDS, stem
+from helpers.caseless import loose
+from helpers.consolidation_claims import carries
+from helpers.store_erasure import (
+    CheckpointResult,
+    Erasure,
+    ErasureNotice,
+    ForgetPlan,
+    PROFILE_AUDIT,
+    check_forget,
+    forget_profile_reason,
+    keyed_audit_id,
+    leaves,
+    masked_reason,
+    plan_forget,
+    said_by,
+    without_keyed,
+)
 
 if TYPE_CHECKING:
     from helpers.store_export import Imported  # it imports this module
@@ -59,45 +71,26 @@ NOTE_COLUMNS = (
     "superseded_by", "expires_at", "sensitivity", "confidence",
 )
 SELECT_NOTE = ", ".join(NOTE_COLUMNS)
+# The columns of a `notes` row, in `note_row`'s order.
+ROW_COLUMNS = ("tenant_id", "user_id", *NOTE_COLUMNS, "session_id", "superseded_at", "observed_utc", "expires_utc")
+
+
+def upsert_note_sql(placeholder: str, extra: tuple[str, ...] = ()) -> str:
+    """The upsert of one `notes` row (`note_row`'s columns, then `extra`: a backend's own), with
+    the backend's parameter `placeholder` ("?" or "%s"): the same note id for the same user
+    replaces the stored note; the session it came from is kept when the new row names none,
+    and the time it was superseded while it stays superseded."""
+    columns = (*ROW_COLUMNS, *extra)
+    replaced = [f"{c} = excluded.{c}" for c in (*NOTE_COLUMNS[1:], "observed_utc", "expires_utc", *extra)]
+    replaced += ["session_id = COALESCE(excluded.session_id, notes.session_id)",
+                 "superseded_at = CASE WHEN excluded.status = 'superseded' "
+                 "THEN COALESCE(excluded.superseded_at, notes.superseded_at) END"]
+    return (f"INSERT INTO notes ({', '.join(columns)}) VALUES ({', '.join([placeholder] * len(columns))}) "
+            f"ON CONFLICT (tenant_id, user_id, id) DO UPDATE SET {', '.join(replaced)}")
+
+
 # Read with expiry switched off (`open(..., expiry=False)`): an instant before every expiry.
 BEFORE_EVERY_EXPIRY = "0001-01-01T00:00:00.000000Z"
-
-
-@dataclass(frozen=True)
-class CheckpointResult:
-    """Whether the write-ahead log was copied back and emptied, and if not, what is pending."""
-
-    completed: bool
-    attempts: int
-    wal_frames: int = 0  # frames in the WAL at the last attempt
-    copied_frames: int = 0  # of those, how many are already in the database file
-    pending: str = ""  # what may still be on disk, and why (empty when completed)
-
-
-class Erasure(int):
-    """How many notes were erased (it is that int), and what else the erasure did.
-
-    checkpoint: whether the text is off disk, or what is still pending.
-    derived: ids erased with the notes asked for because they repeat them (see `plan_forget`).
-    restored: ids live again: an erased note made from them had been their only live copy.
-    lost: ids among `derived` that also said something no note left in the store says.
-    profile_fields: the profile values `forget(matching=)` cleared, as paths ("allergies[0]").
-    """
-
-    checkpoint: CheckpointResult
-    derived: tuple[str, ...]
-    restored: tuple[str, ...]
-    lost: tuple[str, ...]
-    profile_fields: tuple[str, ...]
-
-    def __new__(cls, count: int, checkpoint: CheckpointResult, *, derived: Iterable[str] = (),
-                restored: Iterable[str] = (), lost: Iterable[str] = (),
-                profile_fields: Iterable[str] = ()) -> Erasure:
-        erasure = super().__new__(cls, count)
-        erasure.checkpoint = checkpoint
-        erasure.derived, erasure.restored = tuple(derived), tuple(restored)
-        erasure.lost, erasure.profile_fields = tuple(lost), tuple(profile_fields)
-        return erasure
 
 
 @dataclass(frozen=True)
@@ -108,31 +101,6 @@ class AuditEntry:
     action: str
     note_id: str | None
     reason: str
-
-
-def fold(text: str) -> str:
-    """The caseless form used for matching: NFKC, then Unicode casefold ("ZÜRICH" -> "zürich")."""
-    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
-
-
-# Latin letters Unicode does not decompose into a base letter and an accent ("Øresund", "Łódź",
-# "Ærø"), and the other ways of writing an apostrophe.
-_PLAIN = str.maketrans({"ø": "o", "ł": "l", "đ": "d", "ð": "d", "ħ": "h", "ı": "i", "ŧ": "t", "ŀ": "l",
-                        "æ": "ae", "œ": "oe", "þ": "th", "’": "'", "‘": "'", "ʼ": "'", "′": "'"})
-
-
-def loose(text: str) -> str:
-    """`fold` without accents: what `forget(matching=)` compares, so "Zurich" erases "Zürich",
-    "Lodz" erases "Łódź" and "Aero" erases "Ærø" (a user who types without accents means the
-    same place; an erasure may take a little more than asked, never less). Every dash is "-"
-    and every apostrophe "'", so a number or a name typed on another keyboard still matches."""
-    plain = "".join(c for c in unicodedata.normalize("NFKD", fold(text)) if not unicodedata.combining(c))
-    return "".join("-" if unicodedata.category(c) == "Pd" else c for c in plain.translate(_PLAIN))
-
-
-def keyed_audit_id(secret: bytes, note_id: str) -> str:
-    """`audit_id` for every backend: HMAC of the note id under the store's secret."""
-    return "erased_" + hmac.new(secret, note_id.encode(), hashlib.sha256).hexdigest()[:16]
 
 
 def utc(value: str | datetime) -> str:
@@ -190,218 +158,6 @@ def as_it_was(note: MemoryNote, superseded_at: str | None) -> MemoryNote:
     return replace(note, status="active") if note.status == "expired" else note
 
 
-def check_forget(note_id: str | None, matching: str | None, reason: str) -> None:
-    if (note_id is None) == (matching is None):
-        raise ValueError("forget needs exactly one of note_id or matching")
-    if matching is not None and not matching.strip():
-        raise ValueError("matching must be non-empty")
-
-
-ERASED_WORD = "[erased]"
-# Words a reason keeps even when an erased text has them: they say why, not what.
-_WHY_WORDS = STOPWORDS | {"forget", "forgot", "erase", "erased", "delete", "deleted", "remove", "request",
-                          "requested", "asked", "note", "notes", "please", "gdpr"}
-
-
-def _stems(text: str) -> set[str]:
-    return {stem(w) for w in re.findall(r"\w+", loose(text))} - {stem(w) for w in _WHY_WORDS}
-
-
-def masked_reason(reason: str, words: Iterable[str] = (), said: Iterable[str] = ()) -> str:
-    """`reason` as an audit row may keep it, since the row outlives what it erased: every run of
-    it that contains one of `words` (forget's `matching`; `loose`: any case, any accents), and
-    every word in it that one of the erased texts `said` also has (any case, accents or ending:
-    "peanut" for "peanuts"), becomes "[erased]"; words that say why rather than what ("forget",
-    "request", "the") stay. An erasure is never refused for its reason."""
-    needles = [loose(w) for w in words if w.strip()]
-    erased = set().union(*(_stems(t) for t in said))
-    if not (needles or erased) or not reason:
-        return reason
-    folded, where = [], []  # `loose` one character at a time, and which character each came from
-    for i, c in enumerate(reason):
-        part = loose(c)
-        folded.append(part)
-        where += [i] * len(part)
-    flat, hit = "".join(folded), [False] * len(reason)
-    for needle in needles:
-        start = flat.find(needle)
-        while start != -1:
-            for k in range(start, start + len(needle)):
-                hit[where[k]] = True
-            start = flat.find(needle, start + 1)
-    for word in re.finditer(r"\w+", reason):  # a word goes whole, or not at all
-        if any(hit[word.start():word.end()]) or (erased & _stems(word.group()) and loose(word.group()) not in _WHY_WORDS):
-            hit[word.start():word.end()] = [True] * (word.end() - word.start())
-    out, i = [], 0
-    while i < len(reason):
-        if hit[i]:
-            while i < len(reason) and hit[i]:
-                i += 1
-            out.append(ERASED_WORD)
-        else:
-            out.append(reason[i])
-            i += 1
-    marker = re.escape(ERASED_WORD)
-    return re.sub(rf"{marker}(?:[^\w\[]+{marker})+", ERASED_WORD, "".join(out))  # one marker a run
-
-
-def leaves(value: Any) -> list[str]:
-    """Every key and every text or number in a profile (or a part of it), as text."""
-    if isinstance(value, dict):
-        return [t for key, item in value.items() for t in (str(key), *leaves(item))]
-    if isinstance(value, list):
-        return [t for item in value for t in leaves(item)]
-    return [str(value)] if isinstance(value, (str, int, float)) and not isinstance(value, bool) else []
-
-
-def said_by(notes: Iterable[MemoryNote]) -> list[str]:
-    """What erased notes said: text, keywords and source (which can quote the message)."""
-    return [t for n in notes for t in (n.text, n.source_ref, *n.keywords) if t]
-
-
-def erase_user_reason(reason: str, user_id: str, notes: int, staged: int, profiles: int,
-                      said: Iterable[str] = ()) -> str:
-    """The one audit row `erase_user` leaves: counts, never content. The row outlives the user,
-    so the user id written as a word in `reason` becomes "[the user]" (an erasure is never
-    refused for its reason; an id such as "e" inside other words is not a mention), and a word
-    of what the user's memory `said` becomes "[erased]" (`masked_reason`)."""
-    mention = re.compile(rf"(?<!\w){re.escape(user_id.strip())}(?!\w)", re.IGNORECASE)
-    if user_id.strip():
-        reason = mention.sub("[the user]", reason)
-    reason = masked_reason(reason, said=said)
-    return f"{reason}; erased the user: {notes} notes, {staged} staged notes, {profiles} profile"
-
-
-def forget_profile_reason(reason: str, cleared: int) -> str:
-    return f"{reason}; cleared {cleared} profile value(s)"
-
-
-_GONE = object()
-
-
-def clear_matching(value: Any, needle: str, path: str = "") -> tuple[Any, list[str]]:
-    """`value` (a profile, or a part of it) without what matches `needle` (already `loose`), and
-    the paths cleared. A key that matches takes its whole value ("peanut_allergy": true); a text
-    or number that matches goes, from a list only that item ("allergies": ["peanuts", "latex"]
-    keeps "latex"). True, False and None say nothing by themselves and are never matched."""
-    if isinstance(value, dict):
-        kept: dict[str, Any] = {}
-        cleared: list[str] = []
-        for key, item in value.items():
-            where = f"{path}.{key}" if path else str(key)
-            item, inside = (_GONE, [where]) if needle in loose(str(key)) else clear_matching(item, needle, where)
-            cleared += inside
-            if item is not _GONE:
-                kept[key] = item
-        return kept, cleared
-    if isinstance(value, list):
-        parts = [clear_matching(item, needle, f"{path}[{i}]") for i, item in enumerate(value)]
-        return [item for item, _ in parts if item is not _GONE], [p for _, inside in parts for p in inside]
-    if isinstance(value, (str, int, float)) and not isinstance(value, bool) and needle in loose(str(value)):
-        return _GONE, [path]
-    return value, []
-
-
-# The audit row of the profile values a `forget` cleared keeps, as its id, this prefix and a keyed
-# id of each key and value cleared (`UserMemoryBase._profile_audit_id`): never the value.
-PROFILE_AUDIT = "profile:"
-
-
-def _without_keyed(value: Any, keyed: set[str], key_of: Any) -> Any:
-    """`value` (a profile) without the keys and values whose keyed id is in `keyed`."""
-    if isinstance(value, dict):
-        return {k: _without_keyed(v, keyed, key_of) for k, v in value.items()
-                if key_of(str(k)) not in keyed and _GONE is not _without_keyed(v, keyed, key_of)}
-    if isinstance(value, list):
-        return [_without_keyed(v, keyed, key_of) for v in value if _without_keyed(v, keyed, key_of) is not _GONE]
-    if isinstance(value, (str, int, float)) and not isinstance(value, bool) and key_of(str(value)) in keyed:
-        return _GONE
-    return value
-
-
-@dataclass(frozen=True)
-class ForgetPlan:
-    """What one `forget` changes (see `plan_forget`)."""
-
-    erase: list[str]  # ids of stored and staged notes to delete
-    derived: list[str]  # of those, the ones not asked for: they repeat what was
-    restore: list[str]  # superseded notes to make active again
-    lost: list[str]  # derived notes that said more than the notes left in the store
-    profile: dict[str, Any] | None  # the profile to store instead (None: unchanged)
-    profile_fields: list[str]  # the profile paths cleared
-    said: list[str] = field(default_factory=list)  # what the erased notes and profile values said
-    profile_said: list[str] = field(default_factory=list)  # the profile keys and values cleared
-
-
-def plan_forget(stored: list[MemoryNote], staged: list[MemoryNote], profile: dict[str, Any] | None,
-                note_id: str | None, matching: str | None) -> ForgetPlan:
-    """What `forget` erases, from the user's stored notes (any status), staged notes and profile.
-
-    Asked for: the note `note_id`, or every note whose text, a keyword or its source (the
-    message or document it came from, which can quote it) contains `matching` (`loose`: any
-    case, any accents). Consolidation keeps a note it folded or merged into
-    another as superseded, linked to it (`superseded_by` on the old note, `supersedes` on the
-    new one), and the same links mark a note replaced by a newer fact. A linked note is a copy
-    when it says everything the other says (`consolidation.carries`), so:
-    - with `note_id`, every near duplicate of it, linked or not (the same fact said again,
-      stored or staged), goes with it;
-    - every later note that carries an erased one is erased too, transitively (a duplicate
-      folded into it, a merged note made from it): no stored copy of the words is left;
-    - with `note_id`, the earlier notes it carries are erased too: forgetting a merged note
-      forgets what it was made from, not only its wording;
-    - a newer note that replaced the forgotten one ("Lives in Sydney" after "Lives in Brisbane")
-      is not a copy and stays; an older note the forgotten one replaced stays superseded;
-    - a note merged into an erased copy alongside the forgotten one ("Allergic to shellfish",
-      merged with "Allergic to peanuts") is live again if the erased note was its live copy;
-      an erased copy that also said something no remaining note says is listed in `lost`;
-    - with `matching`, profile keys and values that contain it are cleared (`clear_matching`).
-    """
-    from helpers.consolidation import carries, is_near_duplicate  # late: it imports this module
-
-    by_id = {n.id: n for n in [*staged, *stored]}  # a note both staged and stored: the stored copy
-    if note_id is not None:
-        asked = {note_id} & by_id.keys()
-        copies = {n.id for i in asked for n in by_id.values() if is_near_duplicate(n.text, by_id[i].text)}
-    else:
-        assert matching is not None
-        needle = loose(matching)
-        asked = {n.id for n in by_id.values()
-                 if any(needle in loose(t) for t in (n.text, n.source_ref, *n.keywords))}
-    later: dict[str, set[str]] = {}
-    earlier: dict[str, set[str]] = {}
-    for n in by_id.values():
-        for old, new in ((n.id, n.superseded_by), (n.supersedes, n.id)):
-            if old in by_id and new in by_id and old != new:
-                later.setdefault(old, set()).add(new)
-                earlier.setdefault(new, set()).add(old)
-
-    def spread(start: set[str], links: dict[str, set[str]], copy: Any) -> set[str]:
-        found, todo = set(start), list(start)
-        while todo:
-            i = todo.pop()
-            for j in links.get(i, ()):
-                if j not in found and copy(by_id[i].text, by_id[j].text):
-                    found.add(j)
-                    todo.append(j)
-        return found
-
-    seeds = asked if note_id is None else spread(asked | copies, earlier, carries)
-    erase = spread(seeds, later, lambda old, new: carries(new, old))
-    restore = sorted(n.id for n in stored if n.id not in erase and n.status == "superseded"
-                     and n.superseded_by in erase and by_id[n.superseded_by].status == "active"
-                     and carries(by_id[n.superseded_by].text, n.text))
-    lost = sorted(i for i in erase - seeds
-                  if not carries(" ".join(by_id[j].text for j in earlier.get(i, ())), by_id[i].text))
-    cleared: list[str] = []
-    profile_said: list[str] = []
-    if matching is not None and profile is not None:
-        before = leaves(profile)
-        profile, cleared = clear_matching(profile, loose(matching))
-        after = leaves(profile)
-        profile_said = [t for t in before if t not in after]
-    return ForgetPlan(sorted(erase), sorted(erase - asked), restore, lost, profile if cleared else None,
-                      cleared, said_by(by_id[i] for i in sorted(erase)) + profile_said, profile_said)
-
 
 class StoreBase:
     """What a store object does the same on every backend (each has its own `open`)."""
@@ -434,6 +190,19 @@ class StoreBase:
         does not name the erased user, while whoever knows the id can find the row
         (`store.for_user(tenant, user).audit_log()` reads it)."""
         return keyed_audit_id(self.secret, f"user\x00{tenant_id}\x00{user_id}").replace("erased_", "erased_user_")
+
+    @property
+    def erasure_listeners(self) -> list[Callable[[ErasureNotice], None]]:
+        """Called, in order, after every erasure this store commits (`forget`, `erase_user`, on any
+        handle), with an `ErasureNotice`: what holds copies of a user's words outside the store
+        (the stored conversations, `helpers.lifecycle.watch_conversations`) erases them at once,
+        not when a session next reads the store. A listener that fails raises to the caller of
+        the erasure, whose rows are already gone."""
+        return self.__dict__.setdefault("_erasure_listeners", [])
+
+    def announce_erasure(self, notice: ErasureNotice) -> None:
+        for listener in list(self.erasure_listeners):
+            listener(notice)
 
     def close(self) -> None:
         raise NotImplementedError
@@ -671,13 +440,26 @@ class UserMemoryBase:
         import helpers.consolidation  # noqa: F401
         with self._write() as conn:
             profile = self._profile_text(conn)
-            plan = plan_forget(self._all_notes(conn), self._all_staged(conn),
-                               None if profile is None else json.loads(profile), note_id, matching)
+            stored, staged = self._all_notes(conn), self._all_staged(conn)
+            plan = plan_forget(stored, staged, None if profile is None else json.loads(profile), note_id, matching)
             reason = masked_reason(reason, [matching] if matching else [], plan.said)
             self._erase(conn, plan, self._audit_rows(plan, reason))
-        return Erasure(len(plan.erase), self._after_erasure(len(plan.erase) + len(plan.profile_fields)),
-                       derived=plan.derived, restored=plan.restore, lost=plan.lost,
-                       profile_fields=plan.profile_fields)
+        erasure = Erasure(len(plan.erase), self._after_erasure(len(plan.erase) + len(plan.profile_fields)),
+                          derived=plan.derived, restored=plan.restore, lost=plan.lost,
+                          profile_fields=plan.profile_fields)
+        if plan.erase or plan.profile_fields or matching:
+            self._store.announce_erasure(ErasureNotice(self._tenant_id, self._user_id,
+                                                       (matching,) if matching else (),
+                                                       tuple(dict.fromkeys(n.text for n in [*stored, *staged]
+                                                                           if n.id in plan.erase))
+                                                       + tuple(plan.profile_said), tuple(plan.erase)))
+        return erasure
+
+    def _erased_user(self, erasure: Erasure, said: list[str]) -> Erasure:
+        """After `erase_user` committed: every listener hears that all of the user's words go."""
+        self._store.announce_erasure(ErasureNotice(self._tenant_id, self._user_id, (), tuple(said),
+                                                   everything=True))
+        return erasure
 
     def _audit_rows(self, plan: ForgetPlan, reason: str) -> list[dict[str, Any]]:
         """The audit rows of a `forget`: a keyed id per note, a count for the profile."""
@@ -714,8 +496,6 @@ class UserMemoryBase:
         Only this user's own exports are filtered (another user's notes are not this user's
         erased words, though the same text gives the same id), and a note the store holds now
         is no resurrection: the user said it again after the erasure."""
-        from helpers.consolidation import carries  # late: it imports this module
-
         if imported.owner is not None and imported.owner != (self._tenant_id, self._user_id):
             return imported, 0
         forgotten = self._forgotten(conn)
@@ -725,7 +505,7 @@ class UserMemoryBase:
             drop.pop(again)
         cleared = {k for f in forgotten if f.startswith(PROFILE_AUDIT) for k in f[len(PROFILE_AUDIT):].split(",")}
         if cleared and imported.profile is not None:
-            imported = replace(imported, profile=_without_keyed(imported.profile, cleared, self._profile_audit_id))
+            imported = replace(imported, profile=without_keyed(imported.profile, cleared, self._profile_audit_id))
         if not drop:
             return imported, 0
         notes = []
@@ -814,29 +594,16 @@ class UserMemoryBase:
 
 __all__ = [
     "AuditEntry",
-    "CheckpointResult",
-    "Erasure",
-    "ForgetPlan",
     "NOTE_COLUMNS",
     "SELECT_NOTE",
     "StoreBase",
     "UserMemoryBase",
+    "upsert_note_sql",
     "as_it_was",
-    "check_forget",
     "check_owner",
-    "clear_matching",
-    "erase_user_reason",
     "expires_utc",
-    "fold",
-    "forget_profile_reason",
-    "keyed_audit_id",
-    "leaves",
     "long_term",
-    "loose",
-    "masked_reason",
     "note_from_columns",
     "note_row",
-    "plan_forget",
-    "said_by",
     "utc",
 ]

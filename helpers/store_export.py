@@ -1,4 +1,4 @@
-"""A user's memory as one JSON document: the export format, and the import's validation.
+"""Stage 8 — persistence (notebook 08): a user's memory as one JSON document, and the import's checks.
 
 Notebook 08 (persistence) teaches it. Every backend writes `export_document` and reads an import
 with `parse_export`, which validates the whole document before anything is written (the write

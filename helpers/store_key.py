@@ -1,4 +1,4 @@
-"""The store's key: what keys the ledger's digests and the audit's ids, kept outside the database.
+"""Stage 8 — persistence (notebook 08): the store's key, kept outside the database.
 
 Notebook 08 (persistence) teaches it. Audit rows keep keyed ids of erased notes and profile values,
 never the text; a note id is a plain hash of scope, date and text, so a key inside the database

@@ -1,4 +1,4 @@
-"""The memory store over PostgreSQL, for deployments that outgrow one machine.
+"""Stage 8 — persistence (notebook 08; production: notebook 11): the memory store over PostgreSQL.
 
 Same contract as `helpers.store` (SQLite stays the default): `PostgresMemoryStore.open(conninfo)`
 then `store.for_user(tenant_id, user_id)` gives a handle with the same methods, `search` included.
@@ -13,12 +13,12 @@ The differences are where the guarantees come from:
 - Erasure deletes the rows (and their tsvector) in one transaction with the audit row, which
   keeps a keyed id (`store.audit_id`, `store.user_audit_id`), never the note's or the erased
   user's. What `forget` erases is decided in Python, the same for both backends
-  (`helpers.store_base.plan_forget`). Unlike SQLite's secure_delete, the bytes are not zeroed: a
+  (`helpers.store_erasure.plan_forget`). Unlike SQLite's secure_delete, the bytes are not zeroed: a
   byte scan of the data folder after `forget` and a CHECKPOINT finds the text in the table files,
   still after a plain VACUUM (it frees the space without clearing it), gone from them after
   `VACUUM FULL` (a rewrite, as the owner), and in the WAL until its segments are overwritten.
   The returned `Erasure.checkpoint` is therefore never completed and says so.
-- Keyword filters fold case in Python (`helpers.store.fold`: NFKC + Unicode casefold), because
+- Keyword filters fold case in Python (`helpers.caseless.caseless`: NFKC + Unicode casefold), because
   PostgreSQL's lower() follows the database locale: the folded keywords are stored beside each
   note, so they agree with SQLite's.
 - Every write passes the store's write policy (`open(..., write_policy=...)`), with the same
@@ -42,27 +42,25 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Iterable, Iterator
 
+from helpers.caseless import caseless
 from helpers.retrieval import RECALL_LIMIT
 from helpers.state import Clock, MemoryNote, MemoryState, system_clock
 from helpers.store import StoreError
 from helpers.store_base import (
     SELECT_NOTE,
     AuditEntry,
-    CheckpointResult,
-    Erasure,
-    ForgetPlan,
     StoreBase,
     UserMemoryBase,
     as_it_was,
     check_owner,
-    erase_user_reason,
     expires_utc,
-    fold,
     long_term,
     note_from_columns,
     note_row,
+    upsert_note_sql,
     utc,
 )
+from helpers.store_erasure import CheckpointResult, Erasure, ForgetPlan, erase_user_reason
 from helpers.store_export import export_document, import_reason, parse_export
 from helpers.store_key import checked_key, create_key_file, key_check, read_key_file
 from helpers.write_policy import WritePolicy
@@ -81,7 +79,7 @@ SCHEMA = [
         observed_utc TEXT NOT NULL, expires_utc TEXT,  -- canonical UTC text, as in SQLite
         search TSVECTOR GENERATED ALWAYS AS (to_tsvector('english', text || ' ' || keywords))
             STORED,
-        -- fold(text) and fold(keyword) for each keyword, written by Python (see the docstring)
+        -- caseless(text) and caseless(keyword) for each keyword, written by Python (see the docstring)
         text_folded TEXT NOT NULL, keywords_folded TEXT[] NOT NULL,
         PRIMARY KEY (tenant_id, user_id, id))""",
     "CREATE INDEX notes_live ON notes (tenant_id, user_id, status, expires_utc, observed_utc)",
@@ -120,24 +118,7 @@ SCHEMA = [
     ],
 ]
 
-_INSERT_NOTE = f"""
-    INSERT INTO notes (tenant_id, user_id, id, text, keywords, kind, scope, observed_at, source_ref,
-        status, supersedes, superseded_by, expires_at, sensitivity, confidence, session_id,
-        superseded_at, observed_utc, expires_utc, text_folded, keywords_folded)
-    VALUES ({", ".join(["%s"] * 21)})
-    ON CONFLICT (tenant_id, user_id, id) DO UPDATE SET
-        text = excluded.text, keywords = excluded.keywords, kind = excluded.kind,
-        scope = excluded.scope, observed_at = excluded.observed_at,
-        source_ref = excluded.source_ref,
-        status = excluded.status, supersedes = excluded.supersedes,
-        superseded_by = excluded.superseded_by, expires_at = excluded.expires_at,
-        sensitivity = excluded.sensitivity, confidence = excluded.confidence,
-        session_id = COALESCE(excluded.session_id, notes.session_id),
-        superseded_at = CASE WHEN excluded.status = 'superseded'
-                             THEN COALESCE(excluded.superseded_at, notes.superseded_at) END,
-        observed_utc = excluded.observed_utc, expires_utc = excluded.expires_utc,
-        text_folded = excluded.text_folded, keywords_folded = excluded.keywords_folded
-"""
+_INSERT_NOTE = upsert_note_sql("%s", ("text_folded", "keywords_folded"))
 
 # What an erasure on PostgreSQL cannot promise (see the module docstring).
 ERASURE_PENDING = (
@@ -160,7 +141,7 @@ def _act_as(conn: Any, user_id: str) -> None:
 
 
 def _folded(text: str, keywords: Iterable[str]) -> tuple[str, list[str]]:
-    return fold(text), [fold(k) for k in keywords]
+    return caseless(text), [caseless(k) for k in keywords]
 
 
 def _pg_note_row(
@@ -370,7 +351,7 @@ class PostgresUserMemory(UserMemoryBase):
         params = self._owner(now=self._live_now(), limit=limit)
         if keywords is not None:
             sql += " AND keywords_folded && %(wanted)s::text[]"  # the GIN index
-            params["wanted"] = sorted({fold(k) for k in keywords})
+            params["wanted"] = sorted({caseless(k) for k in keywords})
         sql += " ORDER BY observed_utc DESC, id DESC LIMIT %(limit)s"
         return self._notes(conn.execute(sql, params))[::-1]
 
@@ -653,7 +634,7 @@ class PostgresUserMemory(UserMemoryBase):
                     reason=erase_user_reason(reason, self._user_id, notes, staged, profiles, said),
                 ),
             )
-        return Erasure(notes + staged, _erasure_pending(notes + staged + profiles))
+        return self._erased_user(Erasure(notes + staged, _erasure_pending(notes + staged + profiles)), said)
 
     # -- export and import ---------------------------------------------------------------------
 

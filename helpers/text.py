@@ -1,4 +1,4 @@
-"""Text: fold, tokenise and compare words in any script. Taught in notebook 02 (provenance).
+"""Stage 2 — capture (notebook 02): fold, tokenise and compare words in any script.
 
 One module for what every stage needs to read text the same way: the capture tool's grounding
 (notebook 02), consolidation's validation (notebook 07), trimming's summaries (notebook 06), the

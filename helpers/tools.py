@@ -1,4 +1,4 @@
-"""Stage 2 — the capture tool: the model proposes a memory note, the write policy decides.
+"""Stage 2 — capture (notebook 02): the capture tool, the model proposes a memory note, the write policy decides.
 
 `capture_note` is plain Python (notebooks and tests call it directly);
 `save_memory_note` is the same thing as an Agents SDK function tool that reaches

@@ -1,4 +1,4 @@
-"""The concierge's searches with memory in the loop: arguments filled from notes, one repair, structured results.
+"""Stage 5 — the memory policy (notebook 05): the concierge's searches, arguments filled from notes, structured results.
 
 Taught in notebook 05 (memory fills the action) and used by every notebook's concierge. Each search
 tool here wraps a catalogue search (`helpers.catalogue`) in three steps of plain code:

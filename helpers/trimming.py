@@ -1,4 +1,4 @@
-"""Stage 5 — long sessions: trimming with re-injection, compaction, and tool-output truncation.
+"""Stage 6 — long sessions (notebook 06): trimming with re-injection, compaction, and tool-output truncation.
 
 A long conversation outgrows the context window. Two Agents SDK `Session`s keep it bounded:
 

@@ -1,4 +1,4 @@
-"""The veto: a model may refuse a note the rules allow, never allow one they refuse. Notebook 02.
+"""Stage 2 — capture (notebook 02): the veto, a model may refuse a note the rules allow, never allow one they refuse.
 
 The rules (helpers.gate, helpers.write_policy) read patterns and provenance; they cannot read an
 instruction in a language no table knows. A `Veto` reads the note's meaning: the write policy asks

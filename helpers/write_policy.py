@@ -1,4 +1,4 @@
-"""The write policy: every rule that decides what may enter memory, in one immutable object.
+"""Stage 2 — capture (notebook 02): the write policy, every rule that decides what may enter memory, in one object.
 
 `WritePolicy.check(text, keywords, ...)` runs the rules in order; the first rule that refuses
 decides, and a scope rule may make an allowed note session-only. The rules, in order:
@@ -37,7 +37,7 @@ from helpers.detectors.checksums import iban_valid, luhn_valid
 from helpers.detectors.cues import _CARD_WORDS, _ID_CUES
 from helpers.detectors.payment import card_shaped
 from helpers.gate import GateDecision
-from helpers.state import Kind, valid_unicode
+from helpers.note_fields import Kind, valid_unicode
 from helpers.veto import VETO_RULE, Veto
 from helpers.text import (NOT_A_TOPIC, Vocabulary, content_words, in_own_words, stem, topic_words,
                           unsupported)

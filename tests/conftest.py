@@ -8,10 +8,14 @@ command that installs what is missing.
 
 import importlib.util
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from agents import set_tracing_disabled
+
+from helpers.state import MemoryNote
 
 # Tests never upload traces: there is no key, and retries would slow every exit.
 set_tracing_disabled(True)
@@ -23,6 +27,19 @@ INSTALL = {
     "playwright": "python -m pip install -e '.[test]'",
 }
 NEEDS_ALL = ("browser", "model")  # markers of tests that may never be skipped in CI
+
+
+def notes_dated(default_day: str) -> Callable[..., MemoryNote]:
+    """A `note(text, observed_at=default_day, **fields)` factory: a memory note for a test, any
+    other field by name. Imported by the tests (`from tests.conftest import note`)."""
+
+    def note(text: str, observed_at: str = default_day, **fields: Any) -> MemoryNote:
+        return MemoryNote(text=text, observed_at=observed_at, **fields)
+
+    return note
+
+
+note = notes_dated("2026-05-01")
 
 
 def _browser_missing() -> str | None:

@@ -1,4 +1,4 @@
-"""The write gate's detectors, one family per module (helpers.gate holds the rule table). Notebook 02.
+"""Stage 2 — capture (notebook 02): the write gate's detectors, one family per module (`helpers.gate` holds the table).
 
     normalize          read a note as a person would: invisible and look-alike characters, spelled digits
     checksums          Luhn, mod 97, Verhoeff and digit groups: real numbers, not ordinary ones

@@ -1,4 +1,4 @@
-"""Stage 9 — evals: does memory behave, and what does it cost?
+"""Stage 9 — evals (notebook 09): does memory behave, and what does it cost?
 
 A scenario (data/evals/<name>.json) seeds a store, runs one or more sessions through the
 lifecycle API (`helpers.lifecycle`: open, run turns, end the session) and checks what memory,

@@ -1,4 +1,4 @@
-"""Model selection: OpenAI when a key is set, an embedded local model otherwise.
+"""Stage 0 — setup (notebook 00): model selection, OpenAI when a key is set, an embedded local model otherwise.
 
     from helpers.llm import get_model
     agent = Agent(name="concierge", model=get_model(), ...)

@@ -1,0 +1,34 @@
+"""Stage 8 — persistence (notebook 08): the caseless forms text is matched in.
+
+`caseless` (case: NFKC, then Unicode casefold) is what consolidation compares words in; `loose`
+(case and accents, every dash and apostrophe one character) is what `forget(matching=)`
+compares, so an erasure typed without accents still reaches the note. Both are for comparing,
+never for storing.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+
+def caseless(text: str) -> str:
+    """The caseless form used for matching: NFKC, then Unicode casefold ("ZÜRICH" -> "zürich")."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
+
+
+# Latin letters Unicode does not decompose into a base letter and an accent ("Øresund", "Łódź",
+# "Ærø"), and the other ways of writing an apostrophe.
+_PLAIN = str.maketrans({"ø": "o", "ł": "l", "đ": "d", "ð": "d", "ħ": "h", "ı": "i", "ŧ": "t", "ŀ": "l",
+                        "æ": "ae", "œ": "oe", "þ": "th", "’": "'", "‘": "'", "ʼ": "'", "′": "'"})
+
+
+def loose(text: str) -> str:
+    """`caseless` without accents: what `forget(matching=)` compares, so "Zurich" erases "Zürich",
+    "Lodz" erases "Łódź" and "Aero" erases "Ærø" (a user who types without accents means the
+    same place; an erasure may take a little more than asked, never less). Every dash is "-"
+    and every apostrophe "'", so a number or a name typed on another keyboard still matches."""
+    plain = "".join(c for c in unicodedata.normalize("NFKD", caseless(text)) if not unicodedata.combining(c))
+    return "".join("-" if unicodedata.category(c) == "Pd" else c for c in plain.translate(_PLAIN))
+
+
+__all__ = ["caseless", "loose"]
