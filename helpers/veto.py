@@ -231,7 +231,36 @@ def llama_translator(llm: Any, *, timeout: float = 20.0, max_tokens: int = 64) -
     return translate
 
 
+def chat_translator(client: Any, model: str, *, timeout: float = 20.0) -> Classifier:
+    """An OpenAI chat model (an `openai.OpenAI` client) as the one-line translator."""
+    def translate(prompt: str) -> tuple[str, int, int]:
+        reply = client.chat.completions.create(
+            model=model, temperature=0, timeout=timeout, max_tokens=96,
+            messages=[{"role": "system", "content": "Continue the list: write only the English line "
+                       "for the last note, nothing else."},
+                      {"role": "user", "content": prompt}])
+        usage = reply.usage
+        return (reply.choices[0].message.content or "", getattr(usage, "prompt_tokens", 0),
+                getattr(usage, "completion_tokens", 0))
+    return translate
+
+
+def configured_veto(*, timeout: float = 20.0) -> TranslateVeto:
+    """The veto on the model the course is configured for: the OpenAI model (`active_backend`)
+    when OPENAI_API_KEY is set, else the embedded model; the English rules are `helpers.gate.check`."""
+    from helpers import gate
+    from helpers.llm import active_backend, embedded_llm
+
+    backend = active_backend()
+    if backend.kind == "openai":
+        from openai import OpenAI
+
+        return TranslateVeto(chat_translator(OpenAI(), backend.model_name, timeout=timeout), gate.check)
+    return TranslateVeto(llama_translator(embedded_llm(), timeout=timeout), gate.check)
+
+
 __all__ = ["GRAMMAR", "PREFIX", "VETO_RULE", "Classifier", "ModelVeto", "Verdict", "Veto",
            "TRANSLATE_GRAMMAR", "TRANSLATE_PREFIX", "TranslateVeto", "VetoUnreadable", "chat_classifier",
+           "chat_translator", "configured_veto",
            "llama_classifier", "llama_translator", "parse", "plainly_english", "prompt_for",
            "translation_prompt"]
