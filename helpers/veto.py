@@ -177,9 +177,12 @@ TRANSLATE_GRAMMAR = 'root ::= " " [^\\n]{1,240} "\\n"'
 
 # English words that nearly every English note has one of, and few notes in other Latin-script
 # languages do: a note with none of them, or with a letter outside ASCII, is translated first.
-_ENGLISH = frozenset("""the a an to of and for with is are was be user user's wants prefers likes
-always never not don't doesn't no my me i on in at by from every all any should must from now
-has have their her his she he they this that it without only through book books booking""".split())
+_ENGLISH = frozenset("""the a an to of and or for with is are was be user user's wants prefers
+prefer likes like keeps needs uses takes holds gets avoids always never usually not don't doesn't
+no my me i on in at by from into about around after before under over up than then so when since
+every all any should must now has have their her his she he they this that it without only
+through book books booking flight flights hotel hotels room rooms seat seats window aisle bags
+meal meals trip trips travel travels fare fares return stop stops allergic free""".split())
 
 
 def plainly_english(text: str) -> bool:
