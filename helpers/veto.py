@@ -6,13 +6,29 @@ it last, only about notes every rule allowed, and only a refusal counts. So code
 a veto can make the policy stricter, never looser. A timeout or model error falls back to the
 rules' decision, and the ledger records that fallback (`LedgerEntry.fallback`).
 
-    policy = DEFAULT_WRITE_POLICY.with_veto(ModelVeto(llama_classifier(embedded_llm())))
+    policy = DEFAULT_WRITE_POLICY.with_veto(configured_veto())
     policy.without("veto")   # the rules alone, like switching off any rule
 
-`ModelVeto` asks a classifier for one label and one short reason over a fixed few-shot prefix
-(first in the prompt, so the model server's prompt cache reuses it for every note):
-`llama_classifier` constrains the embedded model with a grammar, `chat_classifier` asks an
-OpenAI chat model (with a key) for the same two fields as JSON. Tests pass a scripted veto.
+Two vetoes, both over a fixed few-shot prefix placed first in the prompt (a model server computes
+it once and caches it):
+
+- `TranslateVeto` (the one to use): a note that is not plainly English is translated into one
+  English line (`llama_translator` on the embedded model, `chat_translator` on an OpenAI model),
+  and the English rules (`helpers.gate.check`) read the translation. Why: the English rules are
+  the best-tested part of the gate, and a small model translates far better than it judges. A
+  translation can only add a refusal (a clean one approves nothing), and an English note costs no
+  model call at all. On hand-written faithful translations the English rules refuse nearly nine
+  in ten of the instructions, secrets and guesses they missed in the original language, so the
+  translation's quality bounds the veto, not the model's judgement; national ID formats the English
+  rules do not know stay missed (benchmarks/results/veto_*.txt has the numbers).
+- `ModelVeto`: the model reads the note and answers an ALLOW/REFUSE label and a short reason
+  (`llama_classifier` under a grammar, `chat_classifier` as JSON). Kept for comparison: the 1.5B
+  embedded model labels most notes ALLOW whatever they say, and it costs a call on every note.
+
+`DEFAULT_WRITE_POLICY` runs no veto: on the embedded model a translation costs about 30 uncached
+prompt tokens and 20 to 30 generated ones, some 2 to 3 s per non-English note on 2 cores, on top of
+the turn that proposed it. An app that stores notes in other languages should turn it on
+(`with_veto(configured_veto())`). Tests pass scripted vetoes.
 """
 
 from __future__ import annotations
