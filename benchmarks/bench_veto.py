@@ -19,6 +19,8 @@ stopped run keeps what it measured; `--report FILE.jsonl` prints the table from 
 from __future__ import annotations
 
 import json
+import os
+import queue
 import statistics
 import sys
 from collections import defaultdict
@@ -50,6 +52,11 @@ def rules_allow(case: dict) -> bool:
 
 
 def report(rows: list[dict]) -> str:
+    latest = {}
+    for r in rows:  # a rerun's answer replaces a stopped run's error for the same note
+        if "refuse" in r or (r["set"], r["id"]) not in latest:
+            latest[(r["set"], r["id"])] = r
+    rows = list(latest.values())
     lines = []
     for name in dict.fromkeys(r["set"] for r in rows):
         mine = [r for r in rows if r["set"] == name]
@@ -89,36 +96,53 @@ def main(argv: list[str]) -> int:
         rows = [json.loads(line) for line in Path(opt("--report", "")).read_text().splitlines() if line]
         print(report(rows))
         return 0
-    from helpers.llm import embedded_llm  # only when measuring: reaches the model
+    from helpers.llm import EmbeddedLLM, RemoteServer, embedded_llm  # only when measuring
+    from helpers.llm.engine import KEY_VARIABLE
 
     kind, every, limit = opt("--veto", "translate"), int(opt("--every", "1")), int(opt("--limit", "100000"))
     out = Path(opt("--out", f"/tmp/bench_veto_{kind}.jsonl"))
     files = [a for a in argv if a.endswith(".json")] or [
         str(data_dir() / "gate_multilingual_blind.json"), str(data_dir() / "gate_multilingual.json")]
-    llm = embedded_llm()
-    if kind == "translate":
-        veto = TranslateVeto(llama_translator(llm, timeout=300), gate.check)
-    else:
-        veto = ModelVeto(llama_classifier(llm, timeout=300))
+    timeout = float(opt("--timeout", "300"))
+
+    def a_veto(llm):
+        if kind == "translate":
+            return TranslateVeto(llama_translator(llm, timeout=timeout), gate.check)
+        return ModelVeto(llama_classifier(llm, timeout=timeout))
+
+    # One engine per worker: an engine serialises its calls, a shared model server has several slots.
+    workers = int(opt("--workers", "2"))
+    url = os.environ.get("AGENT_MEMORY_LLM_URL")
+    engines = ([EmbeddedLLM(Path(url), server=RemoteServer(url, os.environ.get(KEY_VARIABLE)))
+                for _ in range(workers)] if url else [embedded_llm()])
+    vetoes = queue.Queue()
+    for engine in engines:
+        vetoes.put(a_veto(engine))
+    done = set()
+    if out.exists():  # a rerun skips the notes a stopped run already answered
+        done = {(r["set"], r["id"]) for r in map(json.loads, out.read_text().splitlines()) if "refuse" in r}
     work = []
     for name in files:
         allowed = [c for c in cases_of(Path(name)) if rules_allow(c)]
-        work += [(Path(name).name, c) for c in allowed[::every][:limit]]
+        work += [(Path(name).name, c) for c in allowed[::every][:limit] if (Path(name).name, c["id"]) not in done]
     print(f"{len(work)} notes the rules allowed; results appended to {out}", flush=True)
 
     def one(item):
         name, case = item
         row = {"set": name, "id": case["id"], "language": case["language"], "block": case["block"],
                "category": case["category"], "text": case["text"]}
+        veto = vetoes.get()
         try:
             verdict = veto(case["text"])
         except Exception as error:  # noqa: BLE001 - counted: the policy would fall back to the rules
             return {**row, "error": f"{type(error).__name__}: {error}"[:200]}
+        finally:
+            vetoes.put(veto)
         return {**row, "refuse": verdict.refuse, "reason": verdict.reason, "ms": verdict.ms,
                 "prompt_tokens": verdict.prompt_tokens, "output_tokens": verdict.output_tokens}
 
     rows = []
-    with ThreadPoolExecutor(int(opt("--workers", "2"))) as pool, out.open("a", encoding="utf-8") as sink:
+    with ThreadPoolExecutor(len(engines)) as pool, out.open("a", encoding="utf-8") as sink:
         for row in pool.map(one, work):
             rows.append(row)
             sink.write(json.dumps(row, ensure_ascii=False) + "\n")
