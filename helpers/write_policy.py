@@ -7,8 +7,10 @@ decides, and a scope rule may make an allowed note session-only. The rules, in o
     content    the note and its keywords, normalised (the gate's CONTENT_RULES, first hit wins)
     split      with the user's other notes, the note's number completes a card, IBAN or ID
     note       about the user, in the third person; stated by the user, not asked
-    grounding  the note's words come from what the user said this turn
+    grounding  the note's words come from what the user said this turn (after a document, nearly
+               all of them, in any script; a reworded wish still passes: `paraphrased`)
     scope      "this trip" in the user's sentence makes the note session-only
+    veto       optional (`with_veto`, helpers.veto): a model may refuse what the rules allowed
 
 Every path into memory calls the policy it is given: the capture tool (`state.write_policy`),
 consolidation (`consolidate(..., write_policy=...)`) and the store (`MemoryStore.open(...,
