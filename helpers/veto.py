@@ -235,7 +235,7 @@ class TranslateVeto:
             raise VetoUnreadable("empty translation")
         decision = self.rules(english)
         refuse = not decision.allowed
-        reason = f"in English {english!r}: {decision.rule}" if refuse else ""
+        reason = f"in English {english!r}" + (f": {decision.rule}" if refuse else "")
         return Verdict(refuse, reason, prompt_tokens, output_tokens,
                        (time.perf_counter() - started) * 1000)
 
