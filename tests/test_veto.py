@@ -170,3 +170,21 @@ def test_chat_translator_asks_an_openai_model_for_the_english_line():
     verdict = TranslateVeto(chat_translator(client, "gpt-test"), gate.check)(note)
     assert verdict.refuse and verdict.prompt_tokens == 260
     assert asked[0]["model"] == "gpt-test" and note in asked[0]["messages"][-1]["content"]
+
+
+def test_configured_veto_runs_on_the_openai_model_when_a_key_is_set(monkeypatch):
+    import openai
+
+    from helpers.veto import configured_veto
+
+    made = []
+
+    class FakeOpenAI:
+        def __init__(self):
+            made.append(self)
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.delenv("AGENT_MEMORY_MODEL_FACTORY", raising=False)
+    monkeypatch.setattr(openai, "OpenAI", FakeOpenAI)
+    veto = configured_veto()
+    assert isinstance(veto, TranslateVeto) and len(made) == 1 and veto.rules is gate.check
