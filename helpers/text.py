@@ -107,6 +107,11 @@ def _is_ideograph(ch: str) -> bool:
     return 0x3400 <= code <= 0x9FFF or 0xF900 <= code <= 0xFAFF or 0x20000 <= code <= 0x2FFFF
 
 
+def _ideograph_or_kana(ch: str) -> bool:
+    """A character that is a word or a syllable on its own (Han, Kana), unlike a Thai letter."""
+    return _is_ideograph(ch) or 0x3040 <= ord(ch) <= 0x30FF or 0x31F0 <= ord(ch) <= 0x31FF
+
+
 def _word_char(ch: str) -> bool:
     return unicodedata.category(ch)[0] in "LMN"
 
@@ -207,6 +212,37 @@ def same_word(a: str, b: str) -> bool:
     return shared >= 3 and shared * 4 >= 3 * max(len(a), len(b))
 
 
+def _shared_run(a: str, b: str) -> tuple[int, int, int]:
+    """(length, start in a, start in b) of the longest run of letters `a` and `b` share."""
+    best = (0, 0, 0)
+    for i in range(len(a)):
+        for j in range(len(b)):
+            k = 0
+            while i + k < len(a) and j + k < len(b) and a[i + k] == b[j + k]:
+                k += 1
+            if k > best[0]:
+                best = (k, i, j)
+    return best
+
+
+def _hangul(ch: str) -> bool:
+    return 0xAC00 <= ord(ch) <= 0xD7A3
+
+
+def related_word(a: str, b: str) -> bool:
+    """`same_word`, or one word in another inflection or derivation, in any alphabet: a shared run
+    of at least four letters (two Hangul syllables) that starts near the front of both words and
+    covers two thirds of the shorter ("plannen" and "plan", "perra" and "perros",
+    "шукати" and "шукай", "보험이" and "보험"); not "partner" and "apartment"."""
+    if same_word(a, b):
+        return True
+    if _is_number(a) or _is_number(b) or unspaced(a[0]) or unspaced(b[0]):
+        return False
+    size, at_a, at_b = _shared_run(a, b)
+    least = 2 if _hangul(a[0]) and _hangul(b[0]) else 4
+    return size >= least and max(at_a, at_b) <= 3 and 3 * size >= 2 * min(len(a), len(b))
+
+
 class Vocabulary:
     """The tokens of some source texts, to ask of a word whether any source has it."""
 
@@ -232,6 +268,17 @@ class Vocabulary:
         if stem(token) == "not":
             return self._negated
         return any(same_word(token, w) for w in self._words)
+
+    def near(self, token: str) -> bool:
+        """`has`, or close enough for a paraphrase: a word in another inflection or derivation
+        (`related_word`), a pair of ideographs or kana whose characters each occur in the sources ("する" when the source says "しないでね" does not: neither "す" nor "る")."""
+        if self.has(token):
+            return True
+        if _is_number(token):
+            return False
+        if unspaced(token[0]):
+            return all(_ideograph_or_kana(ch) and ch in self.characters for ch in token)
+        return any(related_word(token, w) for w in self._words)
 
 
 def in_own_words(text: str, said: str) -> bool:
@@ -282,6 +329,6 @@ def repeats_message(answer: str, message: str, n: int = 4, share: float = 0.5) -
 
 __all__ = [
     "NEGATIONS", "NOT_A_TOPIC", "STOPWORDS", "TOKEN", "Vocabulary", "content_words", "fold", "in_own_words",
-    "repeats_message", "same_word", "stem", "terms", "tokens", "topic_words", "unspaced",
+    "related_word", "repeats_message", "same_word", "stem", "terms", "tokens", "topic_words", "unspaced",
     "unsupported",
 ]

@@ -7,8 +7,10 @@ decides, and a scope rule may make an allowed note session-only. The rules, in o
     content    the note and its keywords, normalised (the gate's CONTENT_RULES, first hit wins)
     split      with the user's other notes, the note's number completes a card, IBAN or ID
     note       about the user, in the third person; stated by the user, not asked
-    grounding  the note's words come from what the user said this turn
+    grounding  the note's words come from what the user said this turn (after a document, nearly
+               all of them, in any script; a reworded wish still passes: `paraphrased`)
     scope      "this trip" in the user's sentence makes the note session-only
+    veto       optional (`with_veto`, helpers.veto): a model may refuse what the rules allowed
 
 Every path into memory calls the policy it is given: the capture tool (`state.write_policy`),
 consolidation (`consolidate(..., write_policy=...)`) and the store (`MemoryStore.open(...,
@@ -241,12 +243,31 @@ def _same_root(word: str, known: set[str]) -> bool:
     return word in known or (len(word) >= 6 and any(k[:6] == word[:6] for k in known if len(k) >= 6))
 
 
+# After a document, a note may reword the user's wish (another inflection, a synonym, "User
+# wants ..."), but most of its content words must still be the user's: a planted order's are not.
+PARAPHRASE_SHARE = 1 / 3
+
+
+def paraphrased(content: list[str], said: Vocabulary) -> list[str]:
+    """The content words the user did not say, if they are too many for a rewording of the user's
+    own words: a number the user never said always, otherwise every unsaid word (not a topic tag)
+    when more than `PARAPHRASE_SHARE` of the note's content words (topic tags aside) are unsaid, even loosely
+    (`Vocabulary.near`: another inflection or derivation)."""
+    topical = [w for w in content if stem(w) not in TOPIC_TAGS]
+    unsaid = [w for w in topical if not said.has(w)]
+    numbers = [w for w in unsaid if w[0].isdigit()]
+    far = [w for w in unsaid if not said.near(w)]
+    return unsaid if numbers or len(far) > PARAPHRASE_SHARE * len(topical) else []
+
+
 def ungrounded(c: Candidate) -> str | None:
     """Names, numbers and keywords must be the user's words; so must the note's content, in any
-    script: at least one content word always (the note comes from this turn), and every one but
-    the topic tags in a turn where a document or tool result arrived (a page must not put words
-    in the user's mouth, in Korean as in English: "Unknown hotel feature 'business'" from a
-    search's error, or "사용자는 ... 항상 가운데 좌석으로 예약한다" after a review page)."""
+    script: at least one content word always (the note comes from this turn), and in a turn where
+    a document or tool result arrived, nearly all (`paraphrased`): a page must not put words in
+    the user's mouth, in Korean as in English ("Unknown hotel feature 'business'" from a search's
+    error, "사용자는 ... 항상 가운데 좌석으로 예약한다" after a review page), while the model may
+    still reword the user's own wish ("Впредь брать только места у окна" from "впредь бери мне
+    только места у окна")."""
     if c.said_by_user is None:
         return None
     missing = ungrounded_terms(c.text, c.said_by_user)
@@ -257,7 +278,7 @@ def ungrounded(c: Candidate) -> str | None:
     if content and len(unsaid) == len(content):
         missing += [w for w in unsaid if w not in missing]
     elif c.from_document:
-        missing += [w for w in unsaid if stem(w) not in TOPIC_TAGS and w not in missing]
+        missing += [w for w in paraphrased(content, said) if w not in missing]
     if not missing:
         return None
     return (

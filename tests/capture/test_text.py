@@ -95,3 +95,20 @@ def test_a_negation_is_a_claim():
 def test_in_own_words_counts_pronouns_too():
     assert in_own_words("Never book me a room", "Oh, and never book me a room on the ground floor.")
     assert not in_own_words("I prefer aisle seats", "Book an aisle seat.")
+
+
+def test_related_word_meets_inflections_and_derivations_in_any_alphabet():
+    from helpers.text import related_word
+    for a, b in [("plannen", "plan"), ("perra", "perros"), ("шукати", "шукай"), ("보험이", "보험")]:
+        assert related_word(a, b) and related_word(b, a), (a, b)
+    for a, b in [("partner", "apartment"), ("hotel", "hot"), ("брать", "бери"), ("12", "123")]:
+        assert not related_word(a, b), (a, b)
+
+
+def test_near_reads_kana_and_ideograph_pairs_by_their_characters_but_not_thai_letters():
+    from helpers.text import Vocabulary
+    v = Vocabulary(["今後は禁煙ルーム以外は絶対に予約しないでね。"])
+    assert not v.has("ル以") and v.near("ル以")  # each character is in the source
+    assert not v.near("する")  # neither す nor る is
+    thai = Vocabulary(["หาโรงแรมให้หน่อย"])
+    assert not thai.near("รห")  # Thai letters are an alphabet: both occur, the pair does not
