@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from helpers.detectors import prefilter
+
 
 from helpers.detectors.normalize import _I, _any
 from helpers.detectors.phrases import alternation, words
@@ -505,7 +507,7 @@ _injection_patterns = _any(
 # (data/phrases/instruction_words.yaml).
 _FOREIGN_VERB = alternation(words("instruction_words", "set_aside"))
 _FOREIGN_OBJECT = alternation(words("instruction_words", "given"))
-_foreign_injection = re.compile(  # either order: Japanese and Korean put the verb last
+_foreign_injection = prefilter.compile(  # either order: Japanese and Korean put the verb last
     rf"(?:{_FOREIGN_VERB})[^\n]{{0,40}}(?:{_FOREIGN_OBJECT})"
     rf"|(?:{_FOREIGN_OBJECT})[^\n]{{0,40}}(?:{_FOREIGN_VERB})", _I)
 # Stems looked for when letters are spaced apart and word boundaries are gone.

@@ -12,6 +12,8 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+
+from helpers.detectors import prefilter
 import unicodedata
 
 from collections.abc import Callable
@@ -127,5 +129,5 @@ def _encoded_payloads(text: str) -> list[str]:
 
 def _any(*patterns: str, flags: int = _I) -> Callable[[str], bool]:
     """A rule check that fires when any of the patterns is found."""
-    compiled = [re.compile(p, flags) for p in patterns]
+    compiled = [prefilter.compile(p, flags) for p in patterns]
     return lambda text: any(p.search(text) for p in compiled)
