@@ -10,6 +10,7 @@ import re
 from helpers.detectors import prefilter
 
 
+from helpers.detectors.labelled import guessed
 from helpers.detectors.normalize import _I, _any
 
 
@@ -66,7 +67,7 @@ _speculation_patterns = _any(
 
 
 def _speculation(text: str) -> bool:
-    return _speculation_patterns(text) or _guessing_hedge(text)
+    return _speculation_patterns(text) or _guessing_hedge(text) or guessed(text)
 
 
 _MOODS = (

@@ -88,6 +88,15 @@ def _visible(text: str) -> str:
     return text
 
 
+# The first code point of each run of decimal digits 0-9 in Unicode (Arabic-Indic, Persian,
+# Devanagari, Bengali, Thai, full-width, ...): a number reads the same in any script.
+_DIGIT_ZEROS = (0x660, 0x6F0, 0x7C0, 0x966, 0x9E6, 0xA66, 0xAE6, 0xB66, 0xBE6, 0xC66, 0xCE6, 0xD66,
+                0xDE6, 0xE50, 0xED0, 0xF20, 0x1040, 0x1090, 0x17E0, 0x1810, 0x1946, 0x19D0, 0x1A80,
+                0x1A90, 0x1B50, 0x1BB0, 0x1C40, 0x1C50, 0xA620, 0xA8D0, 0xA900, 0xA9D0, 0xA9F0, 0xAA50,
+                0xABF0, 0xFF10)
+_ASCII_DIGITS = {zero + i: str(i) for zero in _DIGIT_ZEROS for i in range(10)}
+
+
 def _spell_digits(match: re.Match[str]) -> str:
     words = re.findall(_DIGIT_WORD, match.group(), re.IGNORECASE)
     if all(w.isdigit() for w in words):
@@ -99,6 +108,8 @@ def _normalize(text: str) -> str:
     # Invisible characters, look-alike letters, exotic dashes and digits spelled out are cheap ways
     # to sneak a value past a pattern; fold them all before any rule looks.
     text = _visible(text)
+    if not text.isascii():
+        text = text.translate(_ASCII_DIGITS)
     text = _DASHES.sub("-", text)
     text = _SPELLED_RUN.sub(_spell_digits, text)
     return _BLANK_LINES.sub("\n", _SPACES.sub(" ", text))

@@ -11,6 +11,7 @@ import re
 
 from collections import Counter
 
+from helpers.detectors.labelled import labelled_secret
 from helpers.detectors.normalize import _I, _any
 from helpers.detectors.obfuscated import unmasked
 from helpers.detectors.phrases import alternation, words
@@ -176,7 +177,7 @@ _SECRET_LABEL = re.compile(_SECRET_WORD, _I)
 
 
 def _secret(text: str) -> bool:
-    if _secret_patterns(text) or _high_entropy_token(text):
+    if _secret_patterns(text) or _high_entropy_token(text) or labelled_secret(text):
         return True
     # "p@ssw0rd", "pass-word", "p a s s w o r d": the label read plainly, then the same patterns.
     plain = unmasked(text, lambda word: _SECRET_LABEL.fullmatch(word) is not None)
