@@ -27,6 +27,12 @@ def _unspaced(word: str) -> bool:
     return unicodedata.name(word[0], "").startswith(_UNSPACED)
 
 
+def _spellings(entry: str) -> set[str]:
+    """The entry folded as notes are, in lower, upper and title case: look-alike letters fold by
+    case ("Н" reads "H", "н" does not), so each case is folded on its own."""
+    return {_visible(variant).lower() for variant in (entry.lower(), entry.upper(), entry.title())}
+
+
 @cache
 def _label(cls: str) -> re.Pattern[str]:
     """One pattern for a class of data/phrases/labels.yaml: spaced words whole (or as stems), the
@@ -35,11 +41,11 @@ def _label(cls: str) -> re.Pattern[str]:
     for entries in table("labels")[cls].values():
         for entry in entries:
             stem = str(entry).endswith("*")
-            word = _visible(str(entry).rstrip("*")).lower()
-            if _unspaced(word):
-                unspaced.add(re.escape(word))
-            else:
-                spaced.add(re.escape(word) + (r"[^\W\d_]*" if stem else r"(?![^\W\d_])"))
+            for word in _spellings(str(entry).rstrip("*")):
+                if _unspaced(word):
+                    unspaced.add(re.escape(word))
+                else:
+                    spaced.add(re.escape(word) + (r"[^\W\d_]*" if stem else r"(?![^\W\d_])"))
     alternatives = []
     if spaced:
         alternatives.append(r"(?<![^\W\d_])(?:" + "|".join(sorted(spaced, key=len, reverse=True)) + ")")
@@ -53,8 +59,8 @@ def _digit_word() -> str:
     spaced, unspaced = set(), set()
     for entries in table("labels")["digits"].values():
         for entry in entries:
-            word = _visible(str(entry)).lower()
-            (unspaced if _unspaced(word) else spaced).add(re.escape(word))
+            for word in _spellings(str(entry)):
+                (unspaced if _unspaced(word) else spaced).add(re.escape(word))
     one = (r"(?:\d|(?<![^\W\d_])(?:" + "|".join(sorted(spaced, key=len, reverse=True)) + r")(?![^\W\d_])|"
            + "|".join(sorted(unspaced, key=len, reverse=True)) + ")")
     return one
@@ -75,9 +81,10 @@ def _after(text: str, pattern: re.Pattern[str]) -> list[str]:
     return windows
 
 
-_SEP = r"[ \t\-./\u00b7\u30fb\u3001,]{0,2}"
+_SEP = r"[ \t\-./\u00b7\u30fb\u3001\u060c,]{0,2}"
 _DIGITS_3 = re.compile(rf"\d(?:{_SEP}\d){{2,}}")
 _DIGITS_5 = re.compile(rf"\d(?:{_SEP}\d){{4,}}")
+_DIGITS_12 = re.compile(rf"\d(?:{_SEP}\d){{11,}}")
 # A token that mixes letters and digits ("Tulp!2024", "24B71", "sakura0412", "P8452137").
 _MIXED = re.compile(r"(?<!\S)[\"'\u00ab\u201c]?(?=[^\s]*\d)(?=[^\s]*[^\W\d_])[^\s,;()\"'\u00bb\u201d]{4,}")
 # A document number: Latin letters and at least four digits ("AK1234567", "L01X00T47").
@@ -92,11 +99,14 @@ _WORD_VALUE = re.compile(r"(?:[:=\uff1a]|^\s*(?:[-\u2013\u2014]|is|ist|est|es|e|
                          r"[\"'\u00ab\u201c\u201e\u300c\u300e\u2018])\s*[\"'\u00ab\u201c\u201e\u300c\u300e]?[^\W_]")
 _BOOKING_CODE = re.compile(r"(?<![\w-])(?-i:(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9][A-Z0-9-]{4,9})(?![\w-])|"
                            r"(?<!\d)\d{6,12}(?!\d)")
-_DATE = re.compile(r"\d{1,4}\D{1,3}\d{1,2}\D{1,3}\d{1,4}|(?<!\d)(?:19|20)\d{6}(?!\d)")
+# A full date: three numbers, eight digits, or a day and a year with a month word between.
+_DATE = re.compile(r"\d{1,4}\D{1,3}\d{1,2}\D{1,3}\d{1,4}|(?<!\d)(?:19|20)\d{6}(?!\d)|"
+                   r"(?<!\d)\d{1,2}\D{2,14}(?<!\d)(?:19|20)\d\d(?!\d)")
 
 
-def _spelled(window: str) -> bool:
-    return re.search(rf"{_digit_word()}(?:[\s,\u3001\u30fb\-]*{_digit_word()}){{2,}}", window, re.IGNORECASE) is not None
+def _spelled(window: str, digits: int = 3) -> bool:
+    return re.search(rf"{_digit_word()}(?:[\s,\u060c\u3001\u30fb\-]*{_digit_word()}){{{digits - 1},}}", window,
+                     re.IGNORECASE) is not None
 
 
 def _code_shaped(window: str, digits: re.Pattern[str]) -> bool:
@@ -111,7 +121,19 @@ def labelled_secret(text: str) -> bool:
     whose value is a word, with that word after a colon or in quotes ("Kodovoe slovo - «...»")."""
     if any(_code_shaped(w, _DIGITS_3) for w in _after(text, _label("secret"))):
         return True
-    return any(_WORD_VALUE.search(w) for w in _after(text, _label("secret_word")))
+    return any(_WORD_VALUE.search(w) or _copula_value().search(w) for w in _after(text, _label("secret_word")))
+
+
+@cache
+def _copula_value() -> re.Pattern[str]:
+    """A copula, then a word: "(...) es Canela", "ist Bello"."""
+    return re.compile(rf"(?:{_label('copula').pattern})\s*[\"'\u00ab\u201c]?[^\W_]", re.IGNORECASE)
+
+
+def labelled_card(text: str) -> bool:
+    """A card or bank-account label with a long number after it (twelve digits or more, grouped
+    or spelled out), whatever its checksum: a number read out by the user is still theirs."""
+    return any(_DIGITS_12.search(w) or _spelled(w, 12) for w in _after(text, _label("card")))
 
 
 def _id_number(window: str) -> bool:
@@ -140,4 +162,4 @@ def guessed(text: str) -> bool:
     return _label("guess").search(_label("not_guess").sub(" ", text)) is not None
 
 
-__all__ = ["guessed", "labelled_birth", "labelled_booking", "labelled_identifier", "labelled_secret"]
+__all__ = ["guessed", "labelled_birth", "labelled_card", "labelled_booking", "labelled_identifier", "labelled_secret"]
