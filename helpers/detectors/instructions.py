@@ -13,6 +13,7 @@ import re
 from helpers.detectors import prefilter
 
 
+from helpers.detectors.cued import cued_instruction
 from helpers.detectors.guesses import _FIRST_PERSON
 from helpers.detectors.instruction_words import _COMPACT_OBJECTS, _COMPACT_VERBS, _LEET, _SPACED_LETTERS, _foreign_injection, _injection_patterns
 from helpers.detectors.normalize import _I, _any
@@ -62,7 +63,8 @@ _NEGATED_WITHOUT = prefilter.compile(
 
 def _instruction_injection(text: str) -> bool:
     text = _NEGATED_WITHOUT.sub(" ", text)
-    if (_injection_patterns(text) or _foreign_injection.search(text) or _speaks_to_you(text)
+    if (_injection_patterns(text) or _foreign_injection.search(text) or cued_instruction(text)
+            or _speaks_to_you(text)
             or _instruction_structure(text) or directs_for_someone_else(unwrapped(text))):
         return True
     # Leetspeak ("1gn0r3 pr3v10us 1nstruct10ns") and letters spaced apart get a second reading.

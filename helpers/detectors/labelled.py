@@ -13,45 +13,12 @@ A detector family of the write gate (helpers.gate, notebook 02).
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import cache
 
-from helpers.detectors.normalize import _visible
-from helpers.detectors.phrases import table
+from helpers.detectors.phrases import _spellings, _unspaced, pattern, table
 
-# Scripts written without spaces between words: their labels match anywhere.
-_UNSPACED = ("CJK", "HIRAGANA", "KATAKANA", "HANGUL", "THAI", "LAO", "KHMER", "MYANMAR")
-
-
-def _unspaced(word: str) -> bool:
-    return unicodedata.name(word[0], "").startswith(_UNSPACED)
-
-
-def _spellings(entry: str) -> set[str]:
-    """The entry folded as notes are, in lower, upper and title case: look-alike letters fold by
-    case ("Н" reads "H", "н" does not), so each case is folded on its own."""
-    return {_visible(variant).lower() for variant in (entry.lower(), entry.upper(), entry.title())}
-
-
-@cache
 def _label(cls: str) -> re.Pattern[str]:
-    """One pattern for a class of data/phrases/labels.yaml: spaced words whole (or as stems), the
-    rest anywhere."""
-    spaced, unspaced = set(), set()
-    for entries in table("labels")[cls].values():
-        for entry in entries:
-            stem = str(entry).endswith("*")
-            for word in _spellings(str(entry).rstrip("*")):
-                if _unspaced(word):
-                    unspaced.add(re.escape(word))
-                else:
-                    spaced.add(re.escape(word) + (r"[^\W\d_]*" if stem else r"(?![^\W\d_])"))
-    alternatives = []
-    if spaced:
-        alternatives.append(r"(?<![^\W\d_])(?:" + "|".join(sorted(spaced, key=len, reverse=True)) + ")")
-    if unspaced:
-        alternatives.append("(?:" + "|".join(sorted(unspaced, key=len, reverse=True)) + ")")
-    return re.compile("|".join(alternatives), re.IGNORECASE)
+    return pattern("labels", cls)
 
 
 @cache
@@ -66,9 +33,9 @@ def _digit_word() -> str:
     return one
 
 
-# The rest of the sentence after a label: a value must stand there. A full stop ends it only
-# when a space or the end follows ("14.03.1979" and "ت.ز" stay whole).
-_SENTENCE_END = re.compile(r"[!?;\n\u3002\uff01\uff1f\u061f\u0964]|\.(?:\s|$)")
+# The rest of the sentence after a label: a value must stand there. A full stop (or "!", "?")
+# ends it only when a space or the end follows ("14.03.1979", "ت.ز", "Tulp!2024" stay whole).
+_SENTENCE_END = re.compile(r"[;\n\u3002\uff01\uff1f\u061f\u0964]|[.!?](?:\s|$)")
 _WINDOW = 40
 
 
