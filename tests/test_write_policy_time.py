@@ -24,9 +24,12 @@ from helpers.state import KEYWORD_CHARS, KEYWORDS_PER_NOTE
 from helpers.write_policy import DEFAULT_WRITE_POLICY, MAX_OTHER_NOTES, Candidate
 
 BOUND = 0.005  # seconds, per rule and input
-# Ceilings above the bound for rules that need them, with the reason. None now: the instruction
-# detectors check the words each pattern needs before running it (helpers.detectors.prefilter).
-OVER_BOUND: dict[str, float] = {}
+# Ceilings above the bound, with the reason. The two rules that read every language's phrase
+# tables (data/phrases) measure 2-4 ms CPU at the size limit (benchmarks/bench_gate.py), under the
+# bound; on a machine shared by many processes a CPU-time reading can still exceed 5 ms, so the
+# test holds them to twice the bound: it fails a regression (the old instruction rule took 17 ms),
+# not a busy machine.
+OVER_BOUND: dict[str, float] = {"instruction_injection": 2 * BOUND, "secret": 2 * BOUND}
 
 
 def _fill(unit: str, size: int) -> str:

@@ -71,9 +71,13 @@ _DATE = re.compile(r"\d{1,4}\D{1,3}\d{1,2}\D{1,3}\d{1,4}|(?<!\d)(?:19|20)\d{6}(?
                    r"(?<!\d)\d{1,2}\D{2,14}(?<!\d)(?:19|20)\d\d(?!\d)")
 
 
+@cache
+def _spelled_run(digits: int) -> re.Pattern[str]:
+    return re.compile(rf"{_digit_word()}(?:[\s,\u060c\u3001\u30fb\-]*{_digit_word()}){{{digits - 1},}}", re.IGNORECASE)
+
+
 def _spelled(window: str, digits: int = 3) -> bool:
-    return re.search(rf"{_digit_word()}(?:[\s,\u060c\u3001\u30fb\-]*{_digit_word()}){{{digits - 1},}}", window,
-                     re.IGNORECASE) is not None
+    return _spelled_run(digits).search(window) is not None
 
 
 def _code_shaped(window: str, digits: re.Pattern[str]) -> bool:

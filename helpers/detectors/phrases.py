@@ -74,4 +74,5 @@ def pattern(name: str, cls: str) -> re.Pattern[str]:
         alternatives.append(r"(?<![^\W\d_])(?:" + "|".join(sorted(spaced, key=len, reverse=True)) + ")")
     if unspaced:
         alternatives.append("(?:" + "|".join(sorted(unspaced, key=len, reverse=True)) + ")")
-    return re.compile("|".join(alternatives), re.IGNORECASE)
+    # Every entry starts with a letter: the lookahead skips all other positions at once.
+    return re.compile(r"(?=[^\W\d_])(?:" + "|".join(alternatives) + ")", re.IGNORECASE)
