@@ -350,12 +350,11 @@ _declared = _any(
     r"(?:^|[.;!?\n|>(\[]\s*)(?:the\s+)?(?:model|agent|assistant|ai|bot|concierge|llm|chatbot|gpt|"
     r"chatgpt|claude|copilot|operator)s?\s*(?::|,\s*(?=(?:please|you|always|never|do|don't|stop|"
     r"from now)\b))",
-    # French, Spanish, German, Italian: an imperative of saying with its clause, and "ignore".
+    # French, Spanish, German, Italian: an imperative of saying with its clause. ("Ignore X" in any
+    # language is refused with what it sets aside: helpers/detectors/cued.py.)
     r"\b(?:reponds?|repondez|dis-(?:lui|leur)|dites(?:-lui|-leur)?|affirme|affirmez|sag|sage|sagt|"
     r"antworte|antwortet|behaupte|responde|respondele|dile|diles|digale|contesta|contestale|"
     r"rispondi|dille|digli)\b[^.;!?\n]{0,30}?\b(?:que|qu'|dass|che)\b",
-    r"\b(?:no hagas caso|haz caso omiso|no hagan caso|no tengas en cuenta|ne tiens pas compte|"
-    r"ne tenez pas compte|ignoriere|ignorier|nicht beachten|non tenere conto|ignorez)\b",
 )
 
 

@@ -45,6 +45,15 @@ _DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine|\d)"
 _SPELLED_RUN = re.compile(rf"\b{_DIGIT_WORD}(?:[\s,-]+{_DIGIT_WORD}){{2,}}\b", re.IGNORECASE)
 
 
+# The first code point of each run of decimal digits 0-9 in Unicode (Arabic-Indic, Persian,
+# Devanagari, Bengali, Thai, full-width, ...): a number reads the same in any script.
+_DIGIT_ZEROS = (0x660, 0x6F0, 0x7C0, 0x966, 0x9E6, 0xA66, 0xAE6, 0xB66, 0xBE6, 0xC66, 0xCE6, 0xD66,
+                0xDE6, 0xE50, 0xED0, 0xF20, 0x1040, 0x1090, 0x17E0, 0x1810, 0x1946, 0x19D0, 0x1A80,
+                0x1A90, 0x1B50, 0x1BB0, 0x1C40, 0x1C50, 0xA620, 0xA8D0, 0xA900, 0xA9D0, 0xA9F0, 0xAA50,
+                0xABF0, 0xFF10)
+_ASCII_DIGITS = {zero + i: str(i) for zero in _DIGIT_ZEROS for i in range(10)}
+
+
 @cache
 def _confusables() -> dict[int, str]:
     """Look-alike letters from other scripts mapped to the Latin letter or digit they imitate.
@@ -81,6 +90,8 @@ def _visible(text: str) -> str:
     """Drop what a reader cannot see and fold look-alikes, so the rules see what a reader reads."""
     text = unicodedata.normalize("NFKC", _LINE_BREAKS.sub("\n", text))
     if not text.isascii():
+        # Digits first: some look like letters ("۵" like "o", "০" like "O") to the table below.
+        text = text.translate(_ASCII_DIGITS)
         decomposed = unicodedata.normalize("NFD", text)
         kept = "".join(ch for ch in decomposed if unicodedata.category(ch) not in ("Cf", "Mn", "Me")
                        and ch not in _BLANK_LETTERS)
@@ -88,13 +99,6 @@ def _visible(text: str) -> str:
     return text
 
 
-# The first code point of each run of decimal digits 0-9 in Unicode (Arabic-Indic, Persian,
-# Devanagari, Bengali, Thai, full-width, ...): a number reads the same in any script.
-_DIGIT_ZEROS = (0x660, 0x6F0, 0x7C0, 0x966, 0x9E6, 0xA66, 0xAE6, 0xB66, 0xBE6, 0xC66, 0xCE6, 0xD66,
-                0xDE6, 0xE50, 0xED0, 0xF20, 0x1040, 0x1090, 0x17E0, 0x1810, 0x1946, 0x19D0, 0x1A80,
-                0x1A90, 0x1B50, 0x1BB0, 0x1C40, 0x1C50, 0xA620, 0xA8D0, 0xA900, 0xA9D0, 0xA9F0, 0xAA50,
-                0xABF0, 0xFF10)
-_ASCII_DIGITS = {zero + i: str(i) for zero in _DIGIT_ZEROS for i in range(10)}
 
 
 def _spell_digits(match: re.Match[str]) -> str:
@@ -108,8 +112,6 @@ def _normalize(text: str) -> str:
     # Invisible characters, look-alike letters, exotic dashes and digits spelled out are cheap ways
     # to sneak a value past a pattern; fold them all before any rule looks.
     text = _visible(text)
-    if not text.isascii():
-        text = text.translate(_ASCII_DIGITS)
     text = _DASHES.sub("-", text)
     text = _SPELLED_RUN.sub(_spell_digits, text)
     return _BLANK_LINES.sub("\n", _SPACES.sub(" ", text))
