@@ -71,7 +71,9 @@ _EARLIER = (r"(?:above|previous(?:ly)?|prior|preceding|earlier|before|initial|or
             r"anteriores|precedenti|anteriores|vorige|poprzednie)")
 _REVEAL = (r"(?:reveal|repeat|print|output|show|display|tell|give|share|leak|dump|recite|disclose|"
            r"export|"
-           r"reply with|respond with|answer with|provide|send|return|forward|e-?mail|"
+           # ("e-mail" after an article is the noun: "l'email per reimpostare la password")
+           r"reply with|respond with|answer with|provide|send|return|forward|"
+           r"(?<!\bl')(?<!\bthe )(?<!\ban )(?<!\bun )(?<!\bune )(?<!\bel )(?<!\bdie )e-?mail|"
            r"write (?:out|down)|spell out|copy|paste|echo|list|read (?:back|out)|translate|"
            r"summari[sz]e|"
            r"what (?:is|are|were|was))")
