@@ -57,6 +57,16 @@ ALLOWED = [
     "Fährt jedes Jahr im Mai nach Lissabon, Flug LH1166.",
     "Budżet do 1500 zł na noc.",
     "出生在北京，喜欢靠窗的座位。",
+    "Pasaporte renovado en 2024, caduca en 2034.",
+    "Paspoort verloopt 2027, wil op tijd verlengen.",
+    "Kimlik kartı yenilendi, pasaport 2031'e kadar geçerli.",
+    "Nacida en Sevilla, le encanta el flamenco.",
+    "Anniversaire de mariage le 14 juin, dîner romantique.",
+    "Предпочитает поезда, а не самолёты, особенно по Европе.",
+    "تفضل الفنادق القريبة من البحر وغرفة هادئة.",
+    "窓側の席が好きで、禁煙の部屋を希望。",
+    "창가 좌석을 선호하고 금연 객실을 원함.",
+    "ชอบที่นั่งริมหน้าต่างและอาหารมังสวิรัติ",
 ]
 
 

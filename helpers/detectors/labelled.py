@@ -107,9 +107,18 @@ def labelled_card(text: str) -> bool:
     return any(_DIGITS_12.search(w) or _spelled(w, 12) for w in _after(text, _label("card")))
 
 
+def _years_only(number: str) -> bool:
+    """ "2019 2029", "2024/25": years side by side, not a document number."""
+    groups = re.findall(r"\d+", number)
+    return all(re.fullmatch(r"(?:19|20)\d\d|\d\d", g) for g in groups) and bool(_YEAR.match(groups[0]))
+
+
+_YEAR = re.compile(r"(?:19|20)\d\d$")
+
+
 def _id_number(window: str) -> bool:
     numbers = [m.group() for m in _DIGITS_5.finditer(window)] + [m.group() for m in _MIXED_ID.finditer(window)]
-    return any(not _DATE_LIKE.fullmatch(n.strip()) for n in numbers)
+    return any(not _DATE_LIKE.fullmatch(n.strip()) and not _years_only(n) for n in numbers)
 
 
 def labelled_identifier(text: str) -> bool:
