@@ -15,7 +15,7 @@ from helpers.detectors import prefilter
 
 from helpers.detectors.cued import cued_instruction
 from helpers.detectors.guesses import _FIRST_PERSON
-from helpers.detectors.instruction_words import _COMPACT_OBJECTS, _COMPACT_VERBS, _LEET, _SPACED_LETTERS, _foreign_injection, _injection_patterns
+from helpers.detectors.instruction_words import _COMPACT_OBJECTS, _COMPACT_VERBS, _LEET, _SPACED_LETTERS, _injection_patterns
 from helpers.detectors.normalize import _I, _any
 from helpers.detectors.directive_signals import PROVIDER
 from helpers.directive import directs_for_someone_else
@@ -63,7 +63,7 @@ _NEGATED_WITHOUT = prefilter.compile(
 
 def _instruction_injection(text: str) -> bool:
     text = _NEGATED_WITHOUT.sub(" ", text)
-    if (_injection_patterns(text) or _foreign_injection.search(text) or cued_instruction(text)
+    if (_injection_patterns(text) or cued_instruction(text)
             or _speaks_to_you(text)
             or _instruction_structure(text) or directs_for_someone_else(unwrapped(text))):
         return True

@@ -12,9 +12,9 @@ import re
 from collections import Counter
 
 from helpers.detectors.labelled import labelled_secret
-from helpers.detectors.normalize import _I, _any
+from helpers.detectors.normalize import _I, _any, _visible
 from helpers.detectors.obfuscated import unmasked
-from helpers.detectors.phrases import alternation, words
+from helpers.detectors.phrases import alternation, table
 
 
 # ---------------------------------------------------------------------------
@@ -45,7 +45,7 @@ _SECRET_WORDS = (
     r"mnemonic(?: phrase| words)?|secret (?:recovery )?phrase|wallet (?:seed|words|phrase)|"
     r"api[ _-]?key|access[ _-]?(?:token|key)|auth[ _-]?token|refresh[ _-]?token|secret[ _-]?key|"
     r"private[ _-]?key|client[ _-]?secret|"
-    # Every other language: data/phrases/secret_words.yaml.
+    # Every other language: the secret labels of data/phrases/labels.yaml (stems as written).
     + "{foreign})"
 )
 _VALUE_VERBS = (r"(?:is|was|are|=|:|:=|=>|it's|it is|which is|that's|is now|(?:changed|reset|set|"
@@ -108,7 +108,9 @@ _GENERIC_ASSIGNED = (r"(?<![\w.-])[\w.-]{0,30}?(?:key|token|auth|sid)[\"']?\s*(?
                      r"\s*[\"'`]?(?=[^\s\"'`]*\d)[A-Za-z0-9+/_.=-]{16,}")
 
 
-_SECRET_WORD = _SECRET_WORDS.replace("{foreign}", alternation(words("secret_words")))
+_FOREIGN_LABELS = [str(w) for lang, ws in table("labels")["secret"].items() if lang != "en" for w in ws]
+_SECRET_WORD = _SECRET_WORDS.replace("{foreign}", alternation(w for w in _FOREIGN_LABELS if not w.endswith("*")) + "|" + "|".join(
+    re.escape(_visible(w[:-1]).lower()) + r"\w*" for w in _FOREIGN_LABELS if w.endswith("*")))
 _secret_patterns = _any(
     *_TOKEN_FORMATS,
     *_ASSIGNED,
