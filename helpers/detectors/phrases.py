@@ -3,8 +3,10 @@
 Each table maps a language code (or a word class, then a language code) to a list of words or
 phrases. `words(table, *keys)` gives every entry under those keys; `alternation(entries)` turns
 them into one regular-expression alternation, each entry escaped and folded as notes are (case,
-accents, look-alike letters), longest first. Nothing here is a pattern: a reader adds a word, not
-a regular expression.
+accents, look-alike letters), longest first; `pattern(table, class)` compiles a class of every
+language at once (whole words in scripts with spaces, an entry ending in "*" as a stem, words of
+scripts without spaces anywhere). Nothing in the tables is a pattern: a reader adds a word, not a
+regular expression.
 """
 
 from __future__ import annotations
