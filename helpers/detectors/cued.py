@@ -8,11 +8,22 @@ data). A detector family of the write gate's instruction rule (helpers.gate, not
 
 from __future__ import annotations
 
+import re
+
 from helpers.detectors.phrases import pattern
 
 
 def _has(cls: str, text: str) -> bool:
     return pattern("instruction_cues", cls).search(text) is not None
+
+
+# A name after the verb: a quotation, or a capital inside the sentence ("Viajes Sol", "SuperTour24").
+_NAME = re.compile(r"[\"'\u00ab\u201c\u201e\u300c\u300e\u2018]|(?<=[\s(])(?-i:[A-Z\u0391-\u03a9\u0410-\u042f])")
+
+
+def _names_a_seller(text: str) -> bool:
+    verb = pattern("instruction_cues", "promote").search(text)
+    return verb is not None and _NAME.search(text, verb.end()) is not None
 
 
 def cued_instruction(text: str) -> bool:
@@ -32,7 +43,14 @@ def cued_instruction(text: str) -> bool:
         return True
     if this_note and (hide or user or say or set_aside):
         return True
-    return persistent and user and (say or hide or _has("promote", text))
+    promote = _names_a_seller(text)
+    # Pushing a named seller while keeping the others quiet, or on every answer, is steering the
+    # user. ("Recommend vegan places, never mention steakhouses" names no seller: her wish.)
+    if promote and (hide or (say and persistent)):
+        return True
+    if _has("answers", text) and (promote or hide or say):
+        return True
+    return persistent and user and (say or hide or promote)
 
 
 __all__ = ["cued_instruction"]
