@@ -6,7 +6,6 @@ control. Each is a class of words in a grammatical position; helpers/directive.p
 
 from __future__ import annotations
 
-import re
 
 from helpers.detectors import prefilter
 from helpers.detectors.directive_words import (_ATTITUDE, _AUTHORITY, _FACT, _GAIN, _HANDLER, _I,

@@ -10,7 +10,7 @@ import re
 
 
 
-from helpers.detectors.normalize import _I, _any
+from helpers.detectors.normalize import _any
 from helpers.detectors.phrases import alternation, table
 
 

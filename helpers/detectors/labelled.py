@@ -23,7 +23,8 @@ def _label(cls: str) -> re.Pattern[str]:
 
 @cache
 def _digit_word() -> str:
-    spaced, unspaced = set(), set()
+    spaced: set[str] = set()
+    unspaced: set[str] = set()
     for entries in table("labels")["digits"].values():
         for entry in entries:
             for word in _spellings(str(entry)):

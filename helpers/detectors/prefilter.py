@@ -14,22 +14,24 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Any
 
-try:  # Python 3.11+
-    from re import _casefix, _constants as _c, _parser
-except ImportError:  # pragma: no cover - older Pythons name them sre_*
-    import sre_constants as _c  # type: ignore[no-redef]
-    import sre_parse as _parser  # type: ignore[no-redef]
-    _casefix = None
+import importlib
+
+# The engine's own parser (re._parser since Python 3.11, sre_parse before): what a pattern needs
+# is read from the same parse tree the engine compiles.
+_parser: Any = importlib.import_module("re._parser")
+_c: Any = importlib.import_module("re._constants")
+_casefix: Any = importlib.import_module("re._casefix")
 
 # Characters the engine treats as one letter when ignoring case ("ı" and "i", "ſ" and "s"): both
 # sides are folded to one of them, so a substring test never says "absent" when the engine matches.
 _FOLD: dict[int, int] = {}
-for _key, _others in (getattr(_casefix, "_EXTRA_CASES", {}) if _casefix else {}).items():
+for _key, _others in _casefix._EXTRA_CASES.items():
     _low = min((_key, *_others))
     for _ch in (_key, *_others):
         _FOLD[_ch] = _low
-_FOLD[0x307] = None  # type: ignore[assignment]  # "İ".lower() is "i" + a combining dot: drop the dot
+_FOLD[0x307] = None  # type: ignore[assignment]  # "İ".lower() is "i" + a combining dot: drop it
 
 _REPEATS = {_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", _c.MAX_REPEAT)}
 
@@ -60,7 +62,7 @@ def _needed(items) -> frozenset[str] | None:
         elif op is _c.BRANCH:
             branches = [_needed(b) for b in av[1]]
             if all(branches):
-                consider(frozenset().union(*branches))
+                consider(frozenset(word for branch in branches if branch for word in branch))
         elif op in _REPEATS and av[0] >= 1:
             consider(_needed(av[2]))
     if run:
@@ -118,7 +120,7 @@ class Prefiltered:
         return f"Prefiltered({self.regex!r})"
 
 
-def compile(pattern: str, flags: int = 0) -> Prefiltered:  # noqa: A001 - mirrors re.compile
+def compile(pattern: str, flags: int = 0) -> Prefiltered:
     """re.compile, with the substring check in front (same matches, less time on most texts)."""
     return Prefiltered(re.compile(pattern, flags))
 
