@@ -185,7 +185,8 @@ _account_number = _any(
     r"\s*(?:number|no\.?|nr\.?|#|num)?\s*(?:is|was|ist|est|es|:|=)?\s*" + _ID_VALUE,
     # Bank and branch codes: UK sort code, AU BSB, US routing/ABA, DE BLZ, IN IFSC, FR RIB, MX CLABE.
     r"\b(?:bsb|routing number|sort code|swift|bic|blz|aba(?: number)?|ifsc|rib|clabe|"
-    r"bankleitzahl|transit number)\b\s*(?:is|:)?\s*[A-Z0-9-]{4,}",
+    # (a value, not a word: "ne veut pas que son RIB soit enregistre" gives none)
+    r"bankleitzahl|transit number)\b\s*(?:is|:)?\s*(?:(?=[A-Z-]*\d)[A-Z0-9-]{4,}|(?-i:[A-Z]{6}[A-Z0-9]{2,5}\b))",
     # Crypto wallets: Bitcoin (legacy and bech32), Ethereum.
     r"\b(?:bc1[a-z0-9]{25,59}|[13][a-km-zA-HJ-NP-Z1-9]{25,34})\b|\b0x[a-fA-F0-9]{40}\b",
     r"(?<![\d.,])\d{9,}(?![\d.,])",  # a long bare number: an account or ID, never a preference

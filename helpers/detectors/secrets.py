@@ -48,9 +48,10 @@ _SECRET_WORDS = (
     # Every other language: the secret labels of data/phrases/labels.yaml (stems as written).
     + "{foreign})"
 )
-_VALUE_VERBS = (r"(?:is|was|are|=|:|:=|=>|it's|it is|which is|that's|is now|(?:changed|reset|set|"
+# (A word ends where a letter does not follow: "code PIN etait en panne" has no "e" verb.)
+_VALUE_VERBS = (r"(?:=|:|:=|=>|(?:is|was|are|it's|it is|which is|that's|is now|(?:changed|reset|set|"
                 r"updated|switched) to|ist|war|est|es|era|e|sera|ar|"
-                r"jest|je|lautet|heisst)")
+                r"jest|je|lautet|heisst)(?![^\W\d_]))")
 _TOKEN_FORMATS = (
     r"\bsk-(?:proj-|ant-|live-|test-|svcacct-|admin-)?[A-Za-z0-9_-]{16,}",  # OpenAI, Anthropic
     r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}|\bwhsec_[A-Za-z0-9]{16,}",  # Stripe
