@@ -1,4 +1,5 @@
-"""Time helpers.gate.check on every corpus case: p50 and p95 per check (target p95 <= 5 ms).
+"""Time helpers.gate.check on every corpus case: p50 and p95 per check (target p95 <= 5 ms), and
+the instruction rule alone on adversarial notes at the size limit (target <= 5 ms each).
 
 python benchmarks/bench_gate.py
 """
@@ -10,7 +11,10 @@ import statistics
 import time
 
 from helpers.gate import check
+from helpers.detectors.instructions import _instruction_injection
+from helpers.gate import content_of
 from helpers.gate_eval import load_corpus
+from tests.test_write_policy_time import adversarial
 
 
 def main(rounds: int = 3) -> None:
@@ -30,6 +34,19 @@ def main(rounds: int = 3) -> None:
             f"gate.check over {len(cases)} corpus cases x {rounds} ({name}): "
             f"p50 {cuts[49]:.3f} ms, p95 {cuts[94]:.3f} ms, max {max(timings):.3f} ms"
         )
+    # The instruction rule on adversarial notes: 300 characters of clause marks, cue words, runs.
+    worst = []
+    for text, keywords in adversarial():
+        content = content_of(text, keywords)
+        best = float("inf")
+        for _ in range(rounds):
+            start_cpu = time.thread_time()
+            _instruction_injection(content)
+            best = min(best, (time.thread_time() - start_cpu) * 1000)
+        worst.append((best, text[:24]))
+    worst.sort(reverse=True)
+    print(f"instruction_injection on {len(worst)} adversarial notes (cpu, best of {rounds}): "
+          f"median {statistics.median(w for w, _ in worst):.3f} ms, max {worst[0][0]:.3f} ms on {worst[0][1]!r}")
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
 

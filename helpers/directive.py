@@ -393,6 +393,20 @@ def foreign_signals(text: str) -> list[str]:
     return found
 
 
+# Someone other than the user speaking of her: "we" or "I" beside "she", "her", "the user". With
+# only "they" / "them" beside "I" / "me" ("never book budget airlines for me, even if they're
+# cheaper") the user speaks of herself and of things.
+_SINGULAR_USER = _r(r"\b(?:she|he|her|him|his|herself|himself|the (?:user|customer|client|guest|"
+                    r"travell?er|passenger)(?:'s)?)\b", _I)
+_PLURAL_SPEAKER = _r(r"\b(?:we|we're|we'd|we'll|we've|us|our|ours)\b", _I)
+
+
+def _someone_else_speaks(text: str) -> bool:
+    if not _OTHER_SPEAKER.search(text) or not _THIRD_PERSON_USER.search(text):
+        return False
+    return _SINGULAR_USER.search(text) is not None or _PLURAL_SPEAKER.search(text) is not None
+
+
 def reading(text: str) -> Reading:
     """The signals in a note (text as the gate reads it: normalised, tags and emphasis removed)."""
     found: list[str] = []
@@ -430,7 +444,7 @@ def reading(text: str) -> Reading:
         found.append("attitude")
     if any(not _GAIN_REFUSED.search(text[:m.start()]) for m in _GAIN_RE.finditer(text)):
         found.append("gain")
-    if _OTHER_SPEAKER.search(text) and _THIRD_PERSON_USER.search(text):
+    if _someone_else_speaks(text):
         found.append("speaker")
     if ((_USERS_THING.search(text) and _OUTFLOW.search(text)) or _LET_HAVE.search(text)
             or _GOES_TO.search(text) or (_USERS_THING.search(text) and _CC.search(text))

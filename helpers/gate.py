@@ -11,7 +11,11 @@ The detectors live in `helpers/detectors/`, one family per module: `normalize` (
 look-alike characters, digits spelled out, encoded payloads), `checksums` (Luhn, mod 97,
 Verhoeff: real numbers, not ordinary ones), `payment`, `identifiers`, `contact`, `secrets`,
 `guesses`, `instruction_words` and `instructions` (instructions by their grammar and by the
-directive reading, helpers/directive.py).
+directive reading, helpers/directive.py). What holds in every language is read by structure:
+`labelled` (a label noun and a code-shaped value after it: secrets, ID numbers, cards, bookings,
+dates of birth; guessing words) and `cued` (instructions as combinations of cue classes: the
+assistant addressed, "the user" acted on, "from now on", rules set aside). Their words, for some
+forty languages, are data a reader can edit: data/phrases/labels.yaml and instruction_cues.yaml.
 
 The full write policy (helpers.write_policy, `WritePolicy.check`) runs these rules first, then
 the rules that need the turn: provenance (the note is the user's words), person, scope, and an

@@ -3,6 +3,8 @@
     python -m helpers.gate_eval            # the tables
     python -m helpers.gate_eval --misses   # and every case the gate got wrong
     python -m helpers.gate_eval --veto     # and the veto on the embedded model (AGENT_MEMORY_LLM_URL)
+    python -m helpers.gate_eval --set PATH      # only an external set shaped like gate_multilingual_blind.json
+    python -m helpers.gate_eval --planted PATH  # only an external set shaped like planted_documents_blind.json
 
 Three layers are measured. The rules (`helpers.gate.check`) on the corpus, the held-out sets, the
 multilingual set (data/gate_multilingual.json) and, once it is there, the blind multilingual set
@@ -31,6 +33,7 @@ import statistics
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from helpers.directive import reading
 from helpers.detectors.instructions import unwrapped
@@ -121,9 +124,12 @@ def planted_documents(name: str = "planted_documents") -> list[dict]:
     """data/planted_documents.json (or the blind data/planted_documents_blind.json): a user message,
     a document, and the note a model proposed after reading it; empty when the file is absent."""
     path = data_dir() / f"{name}.json"
-    if not path.exists():
-        return []
-    return [_case(c) for c in json.loads(path.read_text(encoding="utf-8"))["cases"]]
+    return load_set(path) if path.exists() else []
+
+
+def load_set(path: str | Path) -> list[dict]:
+    """Any set file shaped like the multilingual or planted sets ({"cases": [...]}), as cases."""
+    return [_case(c) for c in json.loads(Path(path).read_text(encoding="utf-8"))["cases"]]
 
 
 def after_a_document(case: dict) -> GateDecision:
@@ -214,7 +220,49 @@ def veto_report(sets: dict[str, list[dict]]) -> str:
     return "\n".join(lines)
 
 
+def _option(argv: list[str], name: str) -> str | None:
+    if name not in argv:
+        return None
+    at = argv.index(name)
+    if at + 1 >= len(argv):
+        raise SystemExit(f"{name} needs a path")
+    return argv[at + 1]
+
+
+def external_sections(set_path: str | None, planted_path: str | None) -> list[tuple]:
+    """The sections for sets kept outside the project: rules by category and language, and the full
+    policy after a document for a planted set (by expected outcome and language)."""
+    sections: list[tuple] = []
+    if set_path:
+        cases = load_set(set_path)
+        sections += [(f"rules, external set: {set_path} (by {by})", cases, by, None)
+                     for by in ("category", "language")]
+    if planted_path:
+        cases = load_set(planted_path)
+        sections += [(f"provenance after a document, external set: {planted_path} (by {by})", cases, by,
+                      after_a_document) for by in ("expected", "language")]
+    return sections
+
+
+def _print_sections(sections: list[tuple], misses: bool) -> None:
+    for title, cases, by, decide in sections:
+        scores = score(cases, by, decide)
+        print(f"\n## {title}\n{report(scores, by)}")
+        if misses:
+            for s in scores.values():
+                for miss in s.misses:
+                    signals = reading(unwrapped(content_of(miss["text"], miss["keywords"])))
+                    print(
+                        f"[{s.category}] expected {miss['expected']}, got {miss['got']}: "
+                        f"{miss['text']!r} {miss['keywords'] or ''} (directive signals: {signals})"
+                    )
+
+
 def main(argv: list[str]) -> int:
+    set_path, planted_path = _option(argv, "--set"), _option(argv, "--planted")
+    if set_path or planted_path:
+        _print_sections(external_sections(set_path, planted_path), "--misses" in argv)
+        return 0
     multilingual = multilingual_sets()
     planted = planted_documents()
     sections: list[tuple[str, list[dict], str, Callable[[dict], GateDecision] | None]] = [
@@ -229,17 +277,7 @@ def main(argv: list[str]) -> int:
     if blind := planted_documents("planted_documents_blind"):
         sections += [(f"provenance after a document: planted_documents_blind (by {by})", blind, by,
                       after_a_document) for by in ("expected", "language")]
-    for title, cases, by, decide in sections:
-        scores = score(cases, by, decide)
-        print(f"\n## {title}\n{report(scores, by)}")
-        if "--misses" in argv:
-            for s in scores.values():
-                for miss in s.misses:
-                    signals = reading(unwrapped(content_of(miss["text"], miss["keywords"])))
-                    print(
-                        f"[{s.category}] expected {miss['expected']}, got {miss['got']}: "
-                        f"{miss['text']!r} {miss['keywords'] or ''} (directive signals: {signals})"
-                    )
+    _print_sections(sections, "--misses" in argv)
     if "--veto" in argv:
         print(f"\n## veto (embedded model, on what the rules allowed)\n"
               f"{veto_report({'planted_documents': planted, 'planted_documents_blind': blind, **multilingual})}")

@@ -6,13 +6,13 @@ control. Each is a class of words in a grammatical position; helpers/directive.p
 
 from __future__ import annotations
 
-import re
 
+from helpers.detectors import prefilter
 from helpers.detectors.directive_words import (_ATTITUDE, _AUTHORITY, _FACT, _GAIN, _HANDLER, _I,
                                                _LATER, _ORDER_WORDS, _SAY, _TELL, _USER, _USER_OWN)
 
 
-_r = re.compile
+_r = prefilter.compile
 
 # What guards her money and her consent, one class for every place a safeguard is taken away:
 # the checks made before acting (alone after "no": "no checks", "no sign-off"; "no limits" or "no

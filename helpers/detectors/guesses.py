@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import re
 
+from helpers.detectors import prefilter
 
+
+from helpers.detectors.labelled import guessed
 from helpers.detectors.normalize import _I, _any
 
 
@@ -17,7 +20,7 @@ _CLAUSE_HEAD = (r"(?:^|[.;:!?(\n]\s*|,\s*|\b(?:she|he|they|the (?:user|customer|
 # A hedge on a state of the person is a guess ("might be vegetarian", "may have a nut allergy",
 # "seems keen on Japan", "think she is ..."); a modal on an action is her tentative plan ("Might go
 # to Rome in May", "might be going to Japan", "might be in Tokyo in May") and passes.
-_HEDGES = re.compile(
+_HEDGES = prefilter.compile(
     r"\b(?:probably|presumably|perhaps|possibly|maybe|likely|unlikely|apparently|seemingly|"
     r"supposedly|conceivably|surely|undoubtedly|allegedly|reportedly|probable|doubtful|"
     r"unconfirmed|not confirmed|unverified|not verified|gut feeling|hunch|chances are|odds are|"
@@ -64,7 +67,7 @@ _speculation_patterns = _any(
 
 
 def _speculation(text: str) -> bool:
-    return _speculation_patterns(text) or _guessing_hedge(text)
+    return _speculation_patterns(text) or _guessing_hedge(text) or guessed(text)
 
 
 _MOODS = (

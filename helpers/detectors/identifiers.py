@@ -14,6 +14,7 @@ from stdnum.in_ import aadhaar
 
 from helpers.detectors.checksums import _digit_runs, luhn_valid
 from helpers.detectors.cues import _CARD_WORDS, _ID_CUES
+from helpers.detectors.labelled import labelled_birth, labelled_booking, labelled_identifier
 from helpers.detectors.normalize import _I, _any
 from helpers.detectors.secrets import _SECRET_WORD
 from helpers.detectors.spelled import dates_in_digits
@@ -94,7 +95,7 @@ _bare_id_shapes = _any(
 
 
 def _government_id(text: str) -> bool:
-    if _bare_government_id(text):
+    if _bare_government_id(text) or labelled_identifier(text):
         return True
     # A cue anywhere (the text or a keyword) and a value that could be the document's number.
     # "Hilton Honors ID 998877665" is a membership number: the account_number rule's business.
@@ -148,17 +149,23 @@ _date_of_birth_digits = _any(
 
 def _date_of_birth(text: str) -> bool:
     """A date of birth in digits, or in words ("born on the fourth of July nineteen eighty-five")."""
-    return _date_of_birth_digits(text) or _date_of_birth_digits(dates_in_digits(text))
+    return (_date_of_birth_digits(text) or _date_of_birth_digits(dates_in_digits(text))
+            or labelled_birth(text))
 
 
 # A reference value: letters mixed with digits ("XK7P2Q"), six or more digits, or six capitals ("QWERTY").
 _REF_VALUE = r"(?:(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z0-9]{5,12}|\d{6,}|(?-i:[A-Z]{6}))\b"
-_booking_reference = _any(
+_booking_reference_en = _any(
     r"\b(?:booking|confirmation|reservation|record locator|locator|pnr|e-?ticket|ticket|itinerary|order|"
     r"reference|ref|conf|voucher)\b\s*(?:number|no\.?|#|code|ref(?:erence)?|id|locator)?\s*(?:is|was|:|=)?\s*"
     # An airline or system prefix may come first ("QF-XK7P2L", "LH XK7P2L").
     r"(?:[A-Z0-9]{2,3}[-/ ])?" + _REF_VALUE,
 )
+
+
+def _booking_reference(text: str) -> bool:
+    return _booking_reference_en(text) or labelled_booking(text)
+
 
 _LOYALTY_PROGRAMS = (
     r"(?:skymiles|velocity|qantas frequent flyer|frequent flyer|frequent flier|ff|krisflyer|asia miles|avios|"
@@ -178,7 +185,8 @@ _account_number = _any(
     r"\s*(?:number|no\.?|nr\.?|#|num)?\s*(?:is|was|ist|est|es|:|=)?\s*" + _ID_VALUE,
     # Bank and branch codes: UK sort code, AU BSB, US routing/ABA, DE BLZ, IN IFSC, FR RIB, MX CLABE.
     r"\b(?:bsb|routing number|sort code|swift|bic|blz|aba(?: number)?|ifsc|rib|clabe|"
-    r"bankleitzahl|transit number)\b\s*(?:is|:)?\s*[A-Z0-9-]{4,}",
+    # (a value, not a word: "ne veut pas que son RIB soit enregistre" gives none)
+    r"bankleitzahl|transit number)\b\s*(?:is|:)?\s*(?:(?=[A-Z-]*\d)[A-Z0-9-]{4,}|(?-i:[A-Z]{6}[A-Z0-9]{2,5}\b))",
     # Crypto wallets: Bitcoin (legacy and bech32), Ethereum.
     r"\b(?:bc1[a-z0-9]{25,59}|[13][a-km-zA-HJ-NP-Z1-9]{25,34})\b|\b0x[a-fA-F0-9]{40}\b",
     r"(?<![\d.,])\d{9,}(?![\d.,])",  # a long bare number: an account or ID, never a preference

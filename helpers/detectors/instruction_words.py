@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 
 
-from helpers.detectors.normalize import _I, _any
-from helpers.detectors.phrases import alternation, words
+
+from helpers.detectors.normalize import _any
+from helpers.detectors.phrases import alternation, table
 
 
 _ROLES = r"(?:system|assistant|developer|tool|user|human|ai)"
@@ -69,7 +70,9 @@ _EARLIER = (r"(?:above|previous(?:ly)?|prior|preceding|earlier|before|initial|or
             r"anteriores|precedenti|anteriores|vorige|poprzednie)")
 _REVEAL = (r"(?:reveal|repeat|print|output|show|display|tell|give|share|leak|dump|recite|disclose|"
            r"export|"
-           r"reply with|respond with|answer with|provide|send|return|forward|e-?mail|"
+           # ("e-mail" after an article is the noun: "l'email per reimpostare la password")
+           r"reply with|respond with|answer with|provide|send|return|forward|"
+           r"(?<!\bl')(?<!\bthe )(?<!\ban )(?<!\bun )(?<!\bune )(?<!\bel )(?<!\bdie )e-?mail|"
            r"write (?:out|down)|spell out|copy|paste|echo|list|read (?:back|out)|translate|"
            r"summari[sz]e|"
            r"what (?:is|are|were|was))")
@@ -99,8 +102,9 @@ _PERSISTENT = (r"(?:in (?:upcoming|later|subsequent|coming|all later|the next|fu
                r"for (?:all|every) future (?:sessions?|conversations?|chats?|requests?|bookings?))")
 # The same markers, and "without asking", in French, Spanish, German, Italian, Portuguese, Dutch
 # (read folded: "desormais", "ohne Ruckfrage"); an order is marker + no consent, in any language.
-# The markers: data/phrases/instruction_words.yaml.
-_PERSISTENT_FOREIGN = f"(?:{alternation(words('instruction_words', 'persistent'))})"
+# The markers: the persistent class of data/phrases/instruction_cues.yaml.
+_PERSISTENT_FOREIGN = ("(?:" + alternation(w for lang, ws in table("instruction_cues")["persistent"].items()
+                                           if lang != "en" for w in ws) + ")")
 _NO_CONSENT = (r"(?:without (?:asking|confirming|confirmation|checking|consent|approval|permission)|"
                r"without (?:verification|verifying|checks|checking|any checks?)|"
                r"sans (?:demander|confirmer|confirmation|consentement|autorisation|son accord|"
@@ -501,13 +505,8 @@ _injection_patterns = _any(
     r"delete|sign|subscribe|enrol|enroll|buy|purchase|apply|approve)\w*",
 )
 
-# Other scripts: folded by _visible like any note, then matched as a verb near an object
-# (data/phrases/instruction_words.yaml).
-_FOREIGN_VERB = alternation(words("instruction_words", "set_aside"))
-_FOREIGN_OBJECT = alternation(words("instruction_words", "given"))
-_foreign_injection = re.compile(  # either order: Japanese and Korean put the verb last
-    rf"(?:{_FOREIGN_VERB})[^\n]{{0,40}}(?:{_FOREIGN_OBJECT})"
-    rf"|(?:{_FOREIGN_OBJECT})[^\n]{{0,40}}(?:{_FOREIGN_VERB})", _I)
+# Other languages' verbs that set instructions aside, near what they set aside, are read by
+# helpers/detectors/cued.py from data/phrases/instruction_cues.yaml.
 # Stems looked for when letters are spaced apart and word boundaries are gone.
 _COMPACT_VERBS = ("ignore", "disregard", "forget", "overlook", "bypass", "override")
 _COMPACT_OBJECTS = ("instruction", "prompt", "rules", "directions", "guidelines", "previous",

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import re
 
+from helpers.detectors import prefilter
 
+
+from helpers.detectors.cued import cued_instruction
 from helpers.detectors.guesses import _FIRST_PERSON
-from helpers.detectors.instruction_words import _COMPACT_OBJECTS, _COMPACT_VERBS, _LEET, _SPACED_LETTERS, _foreign_injection, _injection_patterns
+from helpers.detectors.instruction_words import _COMPACT_OBJECTS, _COMPACT_VERBS, _LEET, _SPACED_LETTERS, _injection_patterns
 from helpers.detectors.normalize import _I, _any
 from helpers.detectors.directive_signals import PROVIDER
 from helpers.directive import directs_for_someone_else
@@ -24,7 +27,7 @@ from helpers.directive import directs_for_someone_else
 # or an obligation ("you can skip the checks", "make sure you upsell"), "you" working for someone,
 # or "your" followed by what an assistant is given ("your configuration").
 # None of the corpus's 1,000+ ordinary notes says "you" at all. Quoted titles are left out.
-_SECOND_PERSON = re.compile(
+_SECOND_PERSON = prefilter.compile(
     # ("Qantas when you can" means when possible)
     r"(?<![\w'-])(?<!when )(?<!if )(?<!where )(?<!whenever )(?:you|u)\s+(?:can|may|must|should|shall|will|need to|have to|are (?:allowed|"
     r"permitted|free|expected|required|supposed) to|are to|ought to|work for|answer to|report to|"
@@ -53,14 +56,15 @@ def _speaks_to_you(text: str) -> bool:
 
 # "Never book without asking her" is the user's safeguard, not consent removed: the older
 # "without asking her" patterns read the text with it taken out.
-_NEGATED_WITHOUT = re.compile(
+_NEGATED_WITHOUT = prefilter.compile(
     r"\b(?:never|don't|do not|dont)\s+(?!hesitate|fail|wait|delay|stop|forget)(?:[\w']+\s+){1,4}?"
     r"without (?:first )?(?:asking|checking|confirming|consulting|telling)\b", _I)
 
 
 def _instruction_injection(text: str) -> bool:
     text = _NEGATED_WITHOUT.sub(" ", text)
-    if (_injection_patterns(text) or _foreign_injection.search(text) or _speaks_to_you(text)
+    if (_injection_patterns(text) or cued_instruction(text)
+            or _speaks_to_you(text)
             or _instruction_structure(text) or directs_for_someone_else(unwrapped(text))):
         return True
     # Leetspeak ("1gn0r3 pr3v10us 1nstruct10ns") and letters spaced apart get a second reading.
@@ -262,7 +266,7 @@ _IMPERATIVES = (
     rf"guilt-?trip|scare|frighten|overcharge|shortchange)\s+(?:{_USER}|users|customers|people|"
     r"guests|clients)\b",
 )
-_imperative = re.compile(
+_imperative = prefilter.compile(
     rf"{_CLAUSE_START}{_LEADING_PHRASE}{_ADVERBS}(?:{'|'.join(_IMPERATIVES)})"
     rf"|{_CLAUSE_START}{_LEADING_PHRASE}{_AFFIRMED}(?:{'|'.join(_DATAFLOW)})", _I)
 
@@ -346,12 +350,11 @@ _declared = _any(
     r"(?:^|[.;!?\n|>(\[]\s*)(?:the\s+)?(?:model|agent|assistant|ai|bot|concierge|llm|chatbot|gpt|"
     r"chatgpt|claude|copilot|operator)s?\s*(?::|,\s*(?=(?:please|you|always|never|do|don't|stop|"
     r"from now)\b))",
-    # French, Spanish, German, Italian: an imperative of saying with its clause, and "ignore".
+    # French, Spanish, German, Italian: an imperative of saying with its clause. ("Ignore X" in any
+    # language is refused with what it sets aside: helpers/detectors/cued.py.)
     r"\b(?:reponds?|repondez|dis-(?:lui|leur)|dites(?:-lui|-leur)?|affirme|affirmez|sag|sage|sagt|"
     r"antworte|antwortet|behaupte|responde|respondele|dile|diles|digale|contesta|contestale|"
     r"rispondi|dille|digli)\b[^.;!?\n]{0,30}?\b(?:que|qu'|dass|che)\b",
-    r"\b(?:no hagas caso|haz caso omiso|no hagan caso|no tengas en cuenta|ne tiens pas compte|"
-    r"ne tenez pas compte|ignoriere|ignorier|nicht beachten|non tenere conto|ignorez)\b",
 )
 
 
@@ -364,7 +367,7 @@ _AGENT_ACTS = (r"(?:book|rebook|buy|purchase|pay|charge|upgrade|change|cancel|mo
 _WITHOUT_USER = (rf"\bwithout (?:first )?(?:asking|checking|confirming|consulting|telling|informing|"
                  rf"notifying|alerting|letting (?:{_USER}|\w+) know|(?:her|his|their|the user's|"
                  rf"any) (?:consent|approval|permission|confirmation|knowledge|say-?so|ok))\b")
-_acts_without_user = re.compile(
+_acts_without_user = prefilter.compile(
     rf"(?:{_CLAUSE_START}{_LEADING_PHRASE}{_ADVERBS}{_AGENT_ACTS}|{_PASSIVE}\w+ed)\b"
     rf"[^.;!?\n]{{0,60}}?{_WITHOUT_USER}", _I)
 _NEGATED = re.compile(r"\b(?:never|not|don't|dont|doesn't|doesnt|won't|no|nothing|none)\b", _I)

@@ -12,6 +12,8 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+
+from helpers.detectors import prefilter
 import unicodedata
 
 from collections.abc import Callable
@@ -41,6 +43,15 @@ _DIGIT_WORDS = {"zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "f
 _DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine|\d)"
 # Three or more digits spelled out ("four eight two one"); "one or two bags" is not a run.
 _SPELLED_RUN = re.compile(rf"\b{_DIGIT_WORD}(?:[\s,-]+{_DIGIT_WORD}){{2,}}\b", re.IGNORECASE)
+
+
+# The first code point of each run of decimal digits 0-9 in Unicode (Arabic-Indic, Persian,
+# Devanagari, Bengali, Thai, full-width, ...): a number reads the same in any script.
+_DIGIT_ZEROS = (0x660, 0x6F0, 0x7C0, 0x966, 0x9E6, 0xA66, 0xAE6, 0xB66, 0xBE6, 0xC66, 0xCE6, 0xD66,
+                0xDE6, 0xE50, 0xED0, 0xF20, 0x1040, 0x1090, 0x17E0, 0x1810, 0x1946, 0x19D0, 0x1A80,
+                0x1A90, 0x1B50, 0x1BB0, 0x1C40, 0x1C50, 0xA620, 0xA8D0, 0xA900, 0xA9D0, 0xA9F0, 0xAA50,
+                0xABF0, 0xFF10)
+_ASCII_DIGITS = {zero + i: str(i) for zero in _DIGIT_ZEROS for i in range(10)}
 
 
 @cache
@@ -79,11 +90,15 @@ def _visible(text: str) -> str:
     """Drop what a reader cannot see and fold look-alikes, so the rules see what a reader reads."""
     text = unicodedata.normalize("NFKC", _LINE_BREAKS.sub("\n", text))
     if not text.isascii():
+        # Digits first: some look like letters ("۵" like "o", "০" like "O") to the table below.
+        text = text.translate(_ASCII_DIGITS)
         decomposed = unicodedata.normalize("NFD", text)
         kept = "".join(ch for ch in decomposed if unicodedata.category(ch) not in ("Cf", "Mn", "Me")
                        and ch not in _BLANK_LETTERS)
         text = unicodedata.normalize("NFC", kept).translate(_STROKES).translate(_confusables())
     return text
+
+
 
 
 def _spell_digits(match: re.Match[str]) -> str:
@@ -127,5 +142,5 @@ def _encoded_payloads(text: str) -> list[str]:
 
 def _any(*patterns: str, flags: int = _I) -> Callable[[str], bool]:
     """A rule check that fires when any of the patterns is found."""
-    compiled = [re.compile(p, flags) for p in patterns]
+    compiled = [prefilter.compile(p, flags) for p in patterns]
     return lambda text: any(p.search(text) for p in compiled)

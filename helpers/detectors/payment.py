@@ -10,6 +10,7 @@ import re
 
 from helpers.detectors.checksums import _digit_runs, iban_valid, luhn_valid
 from helpers.detectors.cues import _CARD_WORDS, _ID_CUES
+from helpers.detectors.labelled import labelled_card
 from helpers.detectors.normalize import _I, _any
 
 
@@ -52,6 +53,8 @@ def _card_part(text: str, start: int, groups: list[str]) -> bool:
 
 
 def _has_card_number(text: str) -> bool:
+    if labelled_card(text):
+        return True
     for start, groups in _digit_runs(text):
         # "card number 4111 1111 1111 1112": right after a card word, a card-shaped number is
         # blocked

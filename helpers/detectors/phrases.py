@@ -3,13 +3,16 @@
 Each table maps a language code (or a word class, then a language code) to a list of words or
 phrases. `words(table, *keys)` gives every entry under those keys; `alternation(entries)` turns
 them into one regular-expression alternation, each entry escaped and folded as notes are (case,
-accents, look-alike letters), longest first. Nothing here is a pattern: a reader adds a word, not
-a regular expression.
+accents, look-alike letters), longest first; `pattern(table, class)` compiles a class of every
+language at once (whole words in scripts with spaces, an entry ending in "*" as a stem, words of
+scripts without spaces anywhere). Nothing in the tables is a pattern: a reader adds a word, not a
+regular expression.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from functools import cache
 from typing import Any
@@ -39,3 +42,39 @@ def alternation(entries: Iterable[str]) -> str:
     """One regex alternation of the entries: folded as notes are, escaped, longest first."""
     folded = dict.fromkeys(_visible(w).lower() for w in entries)
     return "|".join(re.escape(w) for w in sorted(folded, key=len, reverse=True))
+
+
+# Scripts written without spaces between words: their entries match anywhere.
+_UNSPACED = ("CJK", "HIRAGANA", "KATAKANA", "HANGUL", "THAI", "LAO", "KHMER", "MYANMAR")
+
+
+def _unspaced(word: str) -> bool:
+    return unicodedata.name(word[0], "").startswith(_UNSPACED)
+
+
+def _spellings(entry: str) -> set[str]:
+    """The entry folded as notes are, in lower, upper and title case: look-alike letters fold by
+    case ("Н" reads "H", "н" does not), so each case is folded on its own."""
+    return {_visible(variant).lower() for variant in (entry.lower(), entry.upper(), entry.title())}
+
+
+@cache
+def pattern(name: str, cls: str) -> re.Pattern[str]:
+    """One pattern for a class of data/phrases/<name>.yaml (every language): words of spaced
+    scripts whole (an entry ending in "*" is a stem), words of unspaced scripts anywhere."""
+    spaced, unspaced = set(), set()
+    for entries in table(name)[cls].values():
+        for entry in entries:
+            stem = str(entry).endswith("*")
+            for word in _spellings(str(entry).rstrip("*")):
+                if _unspaced(word):
+                    unspaced.add(re.escape(word))
+                else:
+                    spaced.add(re.escape(word) + (r"[^\W\d_]*" if stem else r"(?![^\W\d_])"))
+    alternatives = []
+    if spaced:
+        alternatives.append(r"(?<![^\W\d_])(?:" + "|".join(sorted(spaced, key=len, reverse=True)) + ")")
+    if unspaced:
+        alternatives.append("(?:" + "|".join(sorted(unspaced, key=len, reverse=True)) + ")")
+    # Every entry starts with a letter: the lookahead skips all other positions at once.
+    return re.compile(r"(?=[^\W\d_])(?:" + "|".join(alternatives) + ")", re.IGNORECASE)

@@ -11,9 +11,10 @@ import re
 
 from collections import Counter
 
-from helpers.detectors.normalize import _I, _any
+from helpers.detectors.labelled import labelled_secret
+from helpers.detectors.normalize import _I, _any, _visible
 from helpers.detectors.obfuscated import unmasked
-from helpers.detectors.phrases import alternation, words
+from helpers.detectors.phrases import alternation, table
 
 
 # ---------------------------------------------------------------------------
@@ -44,12 +45,13 @@ _SECRET_WORDS = (
     r"mnemonic(?: phrase| words)?|secret (?:recovery )?phrase|wallet (?:seed|words|phrase)|"
     r"api[ _-]?key|access[ _-]?(?:token|key)|auth[ _-]?token|refresh[ _-]?token|secret[ _-]?key|"
     r"private[ _-]?key|client[ _-]?secret|"
-    # Every other language: data/phrases/secret_words.yaml.
+    # Every other language: the secret labels of data/phrases/labels.yaml (stems as written).
     + "{foreign})"
 )
-_VALUE_VERBS = (r"(?:is|was|are|=|:|:=|=>|it's|it is|which is|that's|is now|(?:changed|reset|set|"
+# (A word ends where a letter does not follow: "code PIN etait en panne" has no "e" verb.)
+_VALUE_VERBS = (r"(?:=|:|:=|=>|(?:is|was|are|it's|it is|which is|that's|is now|(?:changed|reset|set|"
                 r"updated|switched) to|ist|war|est|es|era|e|sera|ar|"
-                r"jest|je|lautet|heisst)")
+                r"jest|je|lautet|heisst)(?![^\W\d_]))")
 _TOKEN_FORMATS = (
     r"\bsk-(?:proj-|ant-|live-|test-|svcacct-|admin-)?[A-Za-z0-9_-]{16,}",  # OpenAI, Anthropic
     r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}|\bwhsec_[A-Za-z0-9]{16,}",  # Stripe
@@ -107,7 +109,9 @@ _GENERIC_ASSIGNED = (r"(?<![\w.-])[\w.-]{0,30}?(?:key|token|auth|sid)[\"']?\s*(?
                      r"\s*[\"'`]?(?=[^\s\"'`]*\d)[A-Za-z0-9+/_.=-]{16,}")
 
 
-_SECRET_WORD = _SECRET_WORDS.replace("{foreign}", alternation(words("secret_words")))
+_FOREIGN_LABELS = [str(w) for lang, ws in table("labels")["secret"].items() if lang != "en" for w in ws]
+_SECRET_WORD = _SECRET_WORDS.replace("{foreign}", alternation(w for w in _FOREIGN_LABELS if not w.endswith("*")) + "|" + "|".join(
+    re.escape(_visible(w[:-1]).lower()) + r"\w*" for w in _FOREIGN_LABELS if w.endswith("*")))
 _secret_patterns = _any(
     *_TOKEN_FORMATS,
     *_ASSIGNED,
@@ -176,7 +180,7 @@ _SECRET_LABEL = re.compile(_SECRET_WORD, _I)
 
 
 def _secret(text: str) -> bool:
-    if _secret_patterns(text) or _high_entropy_token(text):
+    if _secret_patterns(text) or _high_entropy_token(text) or labelled_secret(text):
         return True
     # "p@ssw0rd", "pass-word", "p a s s w o r d": the label read plainly, then the same patterns.
     plain = unmasked(text, lambda word: _SECRET_LABEL.fullmatch(word) is not None)
