@@ -44,9 +44,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent.parent))  # this checkout's helpers, from anywhere
 
-from helpers.catalogue import (
-    TRAVEL_TOOLS, BadArgument, city_for, default_catalogue, find_flights, find_hotels, find_restaurants,
-)
+from helpers.catalogue import BadArgument, city_for, default_catalogue
+from helpers.searches import TRAVEL_TOOLS, find_flights, find_hotels, find_restaurants
 from helpers.paths import data_dir
 from helpers.policy import DEFAULT_POLICY, PRECEDENCE, Policy
 from helpers.state import MemoryNote, MemoryState, load_example_state, parse_time

@@ -30,10 +30,10 @@ from typing import Any, NamedTuple, cast
 
 from helpers.attributes import attributes_of, named_subject, qualifiers
 from helpers.catalogue import (
-    AIRLINES, FEATURES, TRAVEL_TOOLS, BadArgument, airports_for, city_for, default_catalogue,
-    parse_date,
+    AIRLINES, FEATURES, BadArgument, airports_for, city_for, default_catalogue, parse_date,
 )
 from helpers.policy import DEFAULT_POLICY, Policy
+from helpers.searches import TRAVEL_TOOLS
 from helpers.state import MemoryNote, MemoryState, Scope, recency
 
 MESSAGE = "message"
@@ -287,7 +287,7 @@ class Slot(NamedTuple):
 
 
 def _slots(tool_name: str, parameters: list[str]) -> dict[str, Slot]:
-    """The searches' arguments (helpers.catalogue's tools); any other argument is free text."""
+    """The searches' arguments (helpers.searches' tools); any other argument is free text."""
     table = {
         "search_flights": {
             "origin": Slot(lambda m, g: read_origin(m), _home, lambda v: f"from {v}"),

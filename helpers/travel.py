@@ -1,7 +1,7 @@
 """The concierge's searches with memory in the loop: arguments filled from notes, one repair, structured results.
 
 Taught in notebook 05 (memory fills the action) and used by every notebook's concierge. Each search
-tool here wraps a catalogue search (`helpers.catalogue`) in three steps of plain code:
+tool here wraps a catalogue search (`helpers.searches`) in three steps of plain code:
 1. fill: the arguments the model gave, completed from memory by a filler (`helpers.arguments.
    fill_arguments` by default: the precedence policy decides between the message and the notes);
 2. search, and when a place or an airline is unknown, repair it ONCE to the catalogue's nearest
@@ -22,24 +22,19 @@ from typing import Any, Protocol
 from agents import FunctionTool, RunContextWrapper
 
 from helpers.arguments import fill_arguments
-from helpers.catalogue import (
-    FEATURES,
+from helpers.catalogue import FEATURES, BadArgument, Catalogue, airports_for, default_catalogue, parse_date
+from helpers.policy import DEFAULT_POLICY, Policy
+from helpers.searches import (
     TRAVEL_TOOLS,
-    BadArgument,
-    Catalogue,
-    airports_for,
-    default_catalogue,
     find_flights,
     find_hotels,
     find_restaurants,
     flight_results,
     hotel_features,
     hotel_results,
-    parse_date,
     restaurant_results,
     today_of,
 )
-from helpers.policy import DEFAULT_POLICY, Policy
 from helpers.state import MemoryState
 from helpers.tools import latest_user_message
 
@@ -218,7 +213,7 @@ def memory_search_tools(filler: Filler | None = None, policy: Policy = DEFAULT_P
                         catalogue: Catalogue | None = None) -> list[FunctionTool]:
     """The catalogue's three searches as SDK tools whose arguments memory completes, in code.
 
-    Same names, descriptions and schemas as `helpers.catalogue.TRAVEL_TOOLS`; each returns a
+    Same names, descriptions and schemas as `helpers.searches.TRAVEL_TOOLS`; each returns a
     `SearchOutcome` (its text is what a model reads). `filler` defaults to `fill_arguments`.
     """
     fill = filler or fill_arguments
