@@ -440,10 +440,7 @@ MUTANTS: dict[str, Mutant] = {
         Mutant("memory-in-input-too", "the memory lists are also sent in every call's input "
                "(each turn pays for memory twice)", _rewired(_memory_in_the_input_too)),
         Mutant("precedence-unstated", "the policy states no rule for conflicts (which note "
-               "wins is left to the model)", policy=Policy(text=UNORDERED_POLICY),
-               equivalent="the searches' arguments are filled in code by Policy.precedence and "
-               "newest_first, not by the prompt's text, so no search depends on the model reading "
-               "the rules"),
+               "wins is left to the model)", policy=Policy(text=UNORDERED_POLICY)),
         Mutant("session-notes-hidden", "session notes reach the prompt only after trimming: "
                "a one-off said this session is not in the next call", policy=Policy(
                    session_notes="after_trim")),
