@@ -402,6 +402,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--save", default=None,
                         help="write benchmarks/results/concierge_requests_NAME.{txt,json} (and .partial.jsonl "
                              "as turns finish)")
+    parser.add_argument("--reuse-replies", type=Path, default=None,
+                        help="answer a model request already made (in this run or one saved in this file) from "
+                             "the file, ask the model the others (benchmarks/reuse_replies.py); with "
+                             "--reverse-policy the reversed turns then cost no model time")
     parser.add_argument("--report", nargs="+", type=Path, default=None,
                         help="print the tables from saved .partial.jsonl files instead of running")
     args = parser.parse_args(argv)
@@ -424,6 +428,11 @@ def main(argv: list[str] | None = None) -> int:
         say(f"read back from {', '.join(p.name for p in args.report)}: {len(turns)} turns")
         save(report([check(data, by_id[t["id"]], t, names, kinds) for t in turns], say))
         return 0
+    if args.reuse_replies:  # read when the engine is first made, below
+        import os
+
+        os.environ["AGENT_MEMORY_MODEL_FACTORY"] = "benchmarks.reuse_replies:reusing_engine"
+        os.environ["AGENT_MEMORY_REPLIES"] = str(args.reuse_replies.resolve())
     from agents import set_tracing_disabled
 
     from helpers.llm import active_backend
@@ -454,6 +463,12 @@ def main(argv: list[str] | None = None) -> int:
         if partial:  # a run stopped early still leaves every finished turn
             with partial.open("a", encoding="utf-8") as f:
                 f.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+    if args.reuse_replies:
+        from benchmarks.reuse_replies import counts
+
+        reused, asked = counts()
+        say(f"model completions: {asked} asked, {reused} answered from {args.reuse_replies.name} "
+            "(byte-identical requests: the reversed order lives in code, not in the prompt)")
     save(report(rows, say))
     return 0
 
