@@ -19,6 +19,9 @@ One module per lifecycle stage:
     store          SQLite persistence per tenant and user
     lifecycle      open a user's memory, run turns, end the session in one call
     llm            model selection: OpenAI with a key, the embedded model without (a package)
+    catalogue      the offline travel catalogue: its data, loading, places and dates
+    catalogue_build  the seeded generator of data/catalogue/*.csv (a data build step)
+    searches       the catalogue's flight, hotel and restaurant searches (rows, lines, SDK tools)
     travel         the concierge's searches, their arguments completed from memory in code
     answers        answers composed in code from search and recall results
     recall         recall_notes: a question about memory answered from the notes
