@@ -402,6 +402,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--save", default=None,
                         help="write benchmarks/results/concierge_requests_NAME.{txt,json} (and .partial.jsonl "
                              "as turns finish)")
+    parser.add_argument("--scripted", action="store_true",
+                        help="no model: a scripted model proposes each search request's expected search with no "
+                             "arguments, so the message and memory fill all of them in code (the filler, repair "
+                             "and composed answers on their own); requests with no search are left out")
     parser.add_argument("--reuse-replies", type=Path, default=None,
                         help="answer a model request already made (in this run or one saved in this file) from "
                              "the file, ask the model the others (benchmarks/reuse_replies.py); with "
@@ -446,8 +450,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.spread:
         step = len(requests) / min(args.spread, len(requests))
         requests = [requests[int(i * step)] for i in range(min(args.spread, len(requests)))]
-    backend = active_backend()
-    say(f"backend: {backend.kind} ({backend.model_name}); {backend.reason}")
+    if args.scripted:
+        from tests.scripted_model import ScriptedModel
+
+        requests = [r for r in requests if r["search"]]
+        say("backend: none (--scripted): each search proposed with no arguments by a scripted model")
+    else:
+        backend = active_backend()
+        say(f"backend: {backend.kind} ({backend.model_name}); {backend.reason}")
     reverse = replace(DEFAULT_POLICY, precedence=tuple(reversed(PRECEDENCE)))
     jobs = [(r, DEFAULT_POLICY) for r in requests]
     if args.reverse_policy:  # each reversed run right after its normal one: a stopped run has pairs
@@ -456,7 +466,8 @@ def main(argv: list[str] | None = None) -> int:
     partial = RESULTS / f"concierge_requests_{args.save}.partial.jsonl" if args.save else None
     rows = []
     for i, (request, policy) in enumerate(jobs, 1):
-        row = asyncio.run(run_request(data, request, policy, names, kinds))
+        model = ScriptedModel([{"tool": request["search"], "arguments": {}}]) if args.scripted else None
+        row = asyncio.run(run_request(data, request, policy, names, kinds, model=model))
         rows.append(row)
         print(f"  [{i}/{len(jobs)}] {request['id']} ({' > '.join(policy.precedence)}): {row['seconds']:.1f}s",
               file=sys.stderr, flush=True)
