@@ -391,6 +391,34 @@ def report(rows: list[dict[str, Any]], say: Any) -> dict[str, Any]:
     return {"normal": normal, "reversed": reversed_}
 
 
+# What each model call of a turn is, read from the end of its prompt (the engine's summary).
+STEPS = (("capture question", "assistant\n[]<|im_end|>"), ("router", "assistant\nother<|im_end|>"),
+         ("agent call (search arguments or prose)", "</session_memory>"))
+QUIET_PREFILL, QUIET_GENERATION = 77.0, 13.0  # tokens/s of the 1.5B model on a quiet 2-core machine
+
+
+def step_tokens(paths: list[Path]) -> str:
+    """Per step of a turn, from --reuse-replies files: completions, uncached prompt tokens
+    (prefilled), cached ones, generated ones, and the seconds they would take on a quiet machine."""
+    table: dict[str, list[tuple[int, int, int]]] = {}
+    for path in paths:
+        for entry in json.loads(path.read_text())["requests"]:
+            if entry["endpoint"] != "/v1/completions":
+                continue
+            timings = [c["timings"] for c in entry["replies"][0] if isinstance(c, dict) and c.get("timings")]
+            if not timings:
+                continue
+            t = timings[-1]
+            step = next((name for name, tail in STEPS if tail in entry["request"]), "other")
+            table.setdefault(step, []).append((t["prompt_n"], t["cache_n"], t["predicted_n"]))
+    lines = [f"{'step':<40} {'calls':>5} {'prefilled':>9} {'cached':>7} {'generated':>9} {'quiet s':>7}  (medians per call)"]
+    for step, rows in sorted(table.items()):
+        prefilled, cached, generated = (statistics.median(r[i] for r in rows) for i in range(3))
+        quiet = prefilled / QUIET_PREFILL + generated / QUIET_GENERATION
+        lines.append(f"{step:<40} {len(rows):>5} {prefilled:>9.0f} {cached:>7.0f} {generated:>9.0f} {quiet:>7.1f}")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--limit", type=int, default=None, help="run only the first N requests")
@@ -410,6 +438,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="answer a model request already made (in this run or one saved in this file) from "
                              "the file, ask the model the others (benchmarks/reuse_replies.py); with "
                              "--reverse-policy the reversed turns then cost no model time")
+    parser.add_argument("--step-tokens", nargs="+", type=Path, default=None,
+                        help="print the tokens of each step of a turn from --reuse-replies files, and stop")
     parser.add_argument("--report", nargs="+", type=Path, default=None,
                         help="print the tables from saved .partial.jsonl files instead of running")
     args = parser.parse_args(argv)
@@ -425,6 +455,9 @@ def main(argv: list[str] | None = None) -> int:
             (RESULTS / f"concierge_requests_{args.save}.json").write_text(
                 json.dumps(record, indent=1, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
 
+    if args.step_tokens:
+        print(step_tokens(args.step_tokens))
+        return 0
     if args.report:  # the verdicts are recomputed from each saved turn's calls and answer
         data, names, kinds = load_requests(), catalogue_names(), _name_kinds()
         by_id = {r["id"]: r for r in data["requests"]}
@@ -445,8 +478,8 @@ def main(argv: list[str] | None = None) -> int:
     data = load_requests()
     requests = data["requests"][: args.limit]
     if args.ids:
-        wanted = args.ids.split(",")
-        requests = [r for r in requests if r["id"] in wanted]
+        by_id = {r["id"]: r for r in requests}
+        requests = [by_id[i] for i in args.ids.split(",") if i in by_id]  # in the order given
     if args.spread:
         step = len(requests) / min(args.spread, len(requests))
         requests = [requests[int(i * step)] for i in range(min(args.spread, len(requests)))]
