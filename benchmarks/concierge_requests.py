@@ -239,11 +239,13 @@ def catalogue_error(tool: str, arguments: dict[str, Any], today: date) -> str:
 def raw_messages(answer: str, calls: list[dict[str, Any]], today: date) -> list[str]:
     """Sentences of a tool's raw message shown verbatim in the answer: the catalogue's error
     message for the arguments the model proposed or the search sent, and the memory tool's reply.
-    A search's results (rows, or "No hotels in Tokyo under 250 AUD") are facts an answer may use."""
+    A search's results (rows, or "No hotels in Tokyo under 250 AUD") are facts an answer may use,
+    and so is the text of a note the memory tool saved ("I'll remember that: ...")."""
     shown, folded = [], _fold(answer)
     for call in calls:
-        if call["name"] == MEMORY_TOOL:
-            texts = [call["output"]]
+        if call["name"] == MEMORY_TOOL:  # a saved note's text is a quote of what was kept, not the tool's words
+            head, _, _ = call["output"].partition("): ")
+            texts = [head + ")"] if head.startswith(("Saved (", "Already saved (")) else [call["output"]]
         elif call["name"] in SEARCHES:
             texts = [catalogue_error(call["name"], args, today) for args in (call["proposed"], call["arguments"])]
         else:

@@ -10,6 +10,7 @@ searched. A turn whose tools only saved notes goes back to the model (the answer
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -49,6 +50,8 @@ def compose_search(outcome: SearchOutcome) -> str:
     if not rows:
         parts.append(" ".join(line.strip() for line in outcome.text.splitlines()
                               if line.strip() and not line.startswith("No data on")))
+    elif len(rows) == 1 and (one := re.sub(r"^1 (flight|hotel|restaurant)s\b", r"1 \1", head)) != head:
+        parts.append(f"Found {one}: {rows[0]}.")
     else:
         parts.append(f"Best of {head}: {rows[0]}.")
         if len(rows) > 1:

@@ -1,5 +1,7 @@
-"""recall_notes: a question about memory answered by quoting the notes (helpers.recall, helpers.answers)."""
+"""Answers composed in code: recall_notes quoting the notes (helpers.recall) and a search's rows (helpers.answers)."""
 
+
+from datetime import datetime
 
 from helpers.answers import compose_recall
 from helpers.recall import recall
@@ -46,3 +48,13 @@ def test_session_notes_come_first():
     found = recall(state(("Usually prefers an aisle seat", "2026-03-14"), session=["Wants a window seat this trip"]),
                    "Which seat am I getting on this trip?")
     assert [n.scope for n in found.notes] == ["session", "global"]
+
+
+def test_a_search_with_one_row_says_found_one_not_best_of_one():
+    from helpers.answers import compose_search
+    from helpers.travel import run_search
+
+    one = run_search("search_flights", {"origin": "SYD", "destination": "Osaka", "date": "2 December"},
+                     today=datetime(2026, 12, 1).date())
+    assert len(one.rows) == 1, one.text
+    assert compose_search(one).startswith("Found 1 flight SYD -> KIX") and "Best of" not in compose_search(one)
