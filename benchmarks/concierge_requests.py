@@ -293,7 +293,8 @@ def check(data: dict[str, Any], request: dict[str, Any], turn: dict[str, Any], n
         met, sent = check_argument(name, {"value": value}, wanted_calls)
         arguments.append({"name": name, "from": "reversed", "met": met, "sent": sent, "source": None})
     memory = memory_text(state_for(data, request["fixture"]))
-    evidence = "\n".join([request["message"], memory] + [c["output"] + "\n" + c["text"] for c in calls])
+    evidence = "\n".join([request["message"], memory, *request.get("knowledge", [])]  # what a right answer says
+                          + [c["output"] + "\n" + c["text"] for c in calls])
     answer = turn["answer"]
     return {
         **turn, "kind": request["kind"], "calls": calls,
