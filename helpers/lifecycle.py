@@ -154,7 +154,7 @@ def _tool_calls(items: list[Any]) -> list[ToolCall]:
             outputs[call_id] = item.output
     return [
         ToolCall(item.raw_item.name, item.raw_item.arguments,
-                 None if (got := outputs.get(item.raw_item.call_id, None)) is None else str(got), got)
+                 None if (got := outputs.get(item.raw_item.call_id)) is None else str(got), got)
         for item in items
         if isinstance(item, ToolCallItem) and isinstance(item.raw_item, ResponseFunctionToolCall)
     ]

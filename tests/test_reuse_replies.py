@@ -5,8 +5,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent.parent))
 
-from benchmarks.reuse_replies import ReusingServer, counts  # noqa: E402
-from tests.replay import Recordings  # noqa: E402
+from benchmarks.reuse_replies import ReusingServer, counts
+from tests.replay import Recordings
 
 
 class FakeServer:
