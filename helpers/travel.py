@@ -86,6 +86,7 @@ class SearchOutcome:
     problem: str | None = None  # one plain sentence when the search could not run
     unchecked: tuple[str, ...] = ()  # wishes the catalogue has no data for
     dropped: dict[str, Any] = field(default_factory=dict)  # proposed values nothing supported, not sent
+    missing: str | None = None  # the place argument nothing gave (the search did not run for it)
 
     def __str__(self) -> str:
         return self.problem or self.text
@@ -166,7 +167,7 @@ def explain(name: str, value: str, catalogue: Catalogue) -> str:
         return (f"The catalogue has no flights by {value}, so I did not search; "
                 f"its airlines are {', '.join(airlines)}.")
     if not value.strip():
-        return f"I need a {'city' if name == 'city' else name} to search; none was given or remembered."
+        return f"I need {'an' if name[0] in 'aeiou' else 'a'} {name} to search; none was given or remembered."
     return (f"The catalogue has no place called {value}, so I did not search; it covers "
             f"{len(catalogue.cities)} cities, such as {', '.join(catalogue.cities[:6])}.")
 
@@ -187,7 +188,8 @@ def run_search(tool: str, arguments: dict[str, Any], *, today: date, catalogue: 
         name, value = bad
         fixed = closest(value, _airlines(catalogue) if name == "airline" else _places(catalogue)) if value else None
         if fixed is None:
-            return SearchOutcome(tool, arguments, problem=explain(name, value, catalogue), **meta)
+            return SearchOutcome(tool, arguments, problem=explain(name, value, catalogue),
+                                 missing=None if value.strip() else name, **meta)
         arguments[name], repairs[name] = fixed, (value, fixed)
         if (again := unknown_argument(tool, arguments, catalogue)) is not None:  # repaired once only
             return SearchOutcome(tool, arguments, repairs=repairs, problem=explain(*again, catalogue), **meta)

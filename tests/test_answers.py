@@ -58,3 +58,26 @@ def test_a_search_with_one_row_says_found_one_not_best_of_one():
                      today=datetime(2026, 12, 1).date())
     assert len(one.rows) == 1, one.text
     assert compose_search(one).startswith("Found 1 flight SYD -> KIX") and "Best of" not in compose_search(one)
+
+
+async def test_a_search_with_no_place_beside_a_save_is_nobodys_request_and_the_answer_is_the_save():
+    from agents import Agent, Runner
+
+    from helpers.answers import answer_from_results
+    from helpers.concierge import default_tools
+    from helpers.tools import save_memory_note
+    from tests.scripted_model import ScriptedModel
+
+    def turn(steps, message):
+        agent = Agent(name="c", model=ScriptedModel(steps), tools=default_tools(),
+                      tool_use_behavior=answer_from_results)
+        return Runner.run(agent, message, context=state(("Usually prefers an aisle seat", "2026-03-14")))
+
+    save = {"tool": save_memory_note.name, "arguments": {"text": "Wants a window seat this trip", "keywords": ["seat"]}}
+    search = {"tool": "search_flights", "arguments": {"destination": "LIS", "date": "2026-10"}}
+    told = await turn([[save, search]], "For this trip only, I'd like a window seat.")
+    assert told.final_output.startswith("I'll remember that: Wants a window seat this trip")
+    assert "destination" not in told.final_output
+    # Asked for a flight with no place and nothing said to keep: the answer says what is missing.
+    asked = await turn([search], "Find me a flight please.")
+    assert asked.final_output == "I need an origin to search; none was given or remembered."
