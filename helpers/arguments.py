@@ -30,7 +30,7 @@ from typing import Any, NamedTuple, cast
 
 from helpers.attributes import attributes_of, named_subject, qualifiers
 from helpers.catalogue import (
-    AIRLINES, DIETS, FEATURES, WEEKDAYS, BadArgument, airports_for, city_for, default_catalogue, parse_date,
+    AIRLINES, CABINS, DIETS, FEATURES, SEATS, WEEKDAYS, BadArgument, airports_for, city_for, default_catalogue, parse_date,
 )
 from helpers.policy import DEFAULT_POLICY, Policy
 from helpers.searches import TRAVEL_TOOLS
@@ -258,16 +258,17 @@ def _proposed(value: Any) -> bool:
     return value not in (None, []) and _fold(value) not in {"", "any", "none", "no preference", "0"}
 
 
-def _stated_or_proposed(read: Callable[[str], Reading], noun: str = "", neutral: Any = None
-                        ) -> MessageReader:
+def _stated_or_proposed(read: Callable[[str], Reading], noun: str = "", neutral: Any = None,
+                        allowed: tuple[str, ...] | None = None) -> MessageReader:
     """The message's reading ("any airline": the neutral value); else the model's value when the
-    message names it ("Air France")."""
+    message names it ("Air France") and, for a closed list (`allowed`), is one of its values (a
+    "first" class is no seat)."""
     def from_message(message: str, given: Any) -> Reading:
         if noun and re.search(rf"(?i)\b(?:any|whichever|whatever)\s+(?:{noun})\b", message):
             return Reading(neutral)
         reading = read(message)
         if (reading.value is None and _proposed(given) and given not in reading.refused
-                and mentions(message, given)):
+                and (allowed is None or _fold(given) in allowed) and mentions(message, given)):
             return Reading(given, reading.refused)
         return reading
     return from_message
@@ -325,9 +326,9 @@ def _slots(tool_name: str, parameters: list[str]) -> dict[str, Slot]:
             "origin": Slot(lambda m, g: read_origin(m), _home, lambda v: f"from {v}"),
             "destination": Slot(_place(exclude_origin=True), None, lambda v: f"to {v}"),
             "date": Slot(_date, None, str, ""),
-            "seat": Slot(_stated_or_proposed(read_seat, "seat", "any"), read_seat,
+            "seat": Slot(_stated_or_proposed(read_seat, "seat", "any", SEATS), read_seat,
                          lambda v: f"{v} seat", "any"),
-            "cabin": Slot(_stated_or_proposed(read_cabin, "cabin|class", "economy"), read_cabin,
+            "cabin": Slot(_stated_or_proposed(read_cabin, "cabin|class", "economy", CABINS), read_cabin,
                           lambda v: f"{v} cabin", "economy"),
             "airline": Slot(_stated_or_proposed(read_airline, "airline|carrier", ""), read_airline,
                             lambda v: v or "any airline", ""),

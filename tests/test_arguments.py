@@ -450,3 +450,9 @@ def test_a_cuisine_the_catalogue_lists_is_read_from_the_message_and_a_diet_is_no
     # A cuisine the model made up, that the message does not name, does not go out.
     assert fill_arguments("search_restaurants", {"city": "Sydney", "cuisine": "Italian"},
                           "Dinner in Sydney?", state()).arguments["cuisine"] == ""
+
+
+def test_a_cabin_word_the_model_put_in_the_seat_is_no_seat_and_memory_fills_it():
+    message = "Is there a first class seat to Dubai on Thursday?"
+    filled = flights(message, state(AISLE), destination="Dubai", seat="first", cabin="first")
+    assert (filled.arguments["seat"], filled.arguments["cabin"]) == ("aisle", "first")
