@@ -44,9 +44,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent.parent))  # this checkout's helpers, from anywhere
 
-from helpers.catalogue import (
-    TRAVEL_TOOLS, BadArgument, city_for, default_catalogue, find_flights, find_hotels, find_restaurants,
-)
+from helpers.catalogue import BadArgument, city_for, default_catalogue
+from helpers.searches import TRAVEL_TOOLS, find_flights, find_hotels, find_restaurants
 from helpers.paths import data_dir
 from helpers.policy import DEFAULT_POLICY, PRECEDENCE, Policy
 from helpers.state import MemoryNote, MemoryState, load_example_state, parse_time
@@ -240,11 +239,13 @@ def catalogue_error(tool: str, arguments: dict[str, Any], today: date) -> str:
 def raw_messages(answer: str, calls: list[dict[str, Any]], today: date) -> list[str]:
     """Sentences of a tool's raw message shown verbatim in the answer: the catalogue's error
     message for the arguments the model proposed or the search sent, and the memory tool's reply.
-    A search's results (rows, or "No hotels in Tokyo under 250 AUD") are facts an answer may use."""
+    A search's results (rows, or "No hotels in Tokyo under 250 AUD") are facts an answer may use,
+    and so is the text of a note the memory tool saved ("I'll remember that: ...")."""
     shown, folded = [], _fold(answer)
     for call in calls:
-        if call["name"] == MEMORY_TOOL:
-            texts = [call["output"]]
+        if call["name"] == MEMORY_TOOL:  # a saved note's text is a quote of what was kept, not the tool's words
+            head, _, _ = call["output"].partition("): ")
+            texts = [head + ")"] if head.startswith(("Saved (", "Already saved (")) else [call["output"]]
         elif call["name"] in SEARCHES:
             texts = [catalogue_error(call["name"], args, today) for args in (call["proposed"], call["arguments"])]
         else:
@@ -292,7 +293,8 @@ def check(data: dict[str, Any], request: dict[str, Any], turn: dict[str, Any], n
         met, sent = check_argument(name, {"value": value}, wanted_calls)
         arguments.append({"name": name, "from": "reversed", "met": met, "sent": sent, "source": None})
     memory = memory_text(state_for(data, request["fixture"]))
-    evidence = "\n".join([request["message"], memory] + [c["output"] + "\n" + c["text"] for c in calls])
+    evidence = "\n".join([request["message"], memory, *request.get("knowledge", [])]  # what a right answer says
+                          + [c["output"] + "\n" + c["text"] for c in calls])
     answer = turn["answer"]
     return {
         **turn, "kind": request["kind"], "calls": calls,
@@ -392,6 +394,34 @@ def report(rows: list[dict[str, Any]], say: Any) -> dict[str, Any]:
     return {"normal": normal, "reversed": reversed_}
 
 
+# What each model call of a turn is, read from the end of its prompt (the engine's summary).
+STEPS = (("capture question", "assistant\n[]<|im_end|>"), ("router", "assistant\nother<|im_end|>"),
+         ("agent call (search arguments or prose)", "</session_memory>"))
+QUIET_PREFILL, QUIET_GENERATION = 77.0, 13.0  # tokens/s of the 1.5B model on a quiet 2-core machine
+
+
+def step_tokens(paths: list[Path]) -> str:
+    """Per step of a turn, from --reuse-replies files: completions, uncached prompt tokens
+    (prefilled), cached ones, generated ones, and the seconds they would take on a quiet machine."""
+    table: dict[str, list[tuple[int, int, int]]] = {}
+    for path in paths:
+        for entry in json.loads(path.read_text())["requests"]:
+            if entry["endpoint"] != "/v1/completions":
+                continue
+            timings = [c["timings"] for c in entry["replies"][0] if isinstance(c, dict) and c.get("timings")]
+            if not timings:
+                continue
+            t = timings[-1]
+            step = next((name for name, tail in STEPS if tail in entry["request"]), "other")
+            table.setdefault(step, []).append((t["prompt_n"], t["cache_n"], t["predicted_n"]))
+    lines = [f"{'step':<40} {'calls':>5} {'prefilled':>9} {'cached':>7} {'generated':>9} {'quiet s':>7}  (medians per call)"]
+    for step, rows in sorted(table.items()):
+        prefilled, cached, generated = (statistics.median(r[i] for r in rows) for i in range(3))
+        quiet = prefilled / QUIET_PREFILL + generated / QUIET_GENERATION
+        lines.append(f"{step:<40} {len(rows):>5} {prefilled:>9.0f} {cached:>7.0f} {generated:>9.0f} {quiet:>7.1f}")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--limit", type=int, default=None, help="run only the first N requests")
@@ -403,6 +433,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--save", default=None,
                         help="write benchmarks/results/concierge_requests_NAME.{txt,json} (and .partial.jsonl "
                              "as turns finish)")
+    parser.add_argument("--scripted", action="store_true",
+                        help="no model: a scripted model proposes each search request's expected search with no "
+                             "arguments, so the message and memory fill all of them in code (the filler, repair "
+                             "and composed answers on their own); requests with no search are left out")
+    parser.add_argument("--reuse-replies", type=Path, default=None,
+                        help="answer a model request already made (in this run or one saved in this file) from "
+                             "the file, ask the model the others (benchmarks/reuse_replies.py); with "
+                             "--reverse-policy the reversed turns then cost no model time")
+    parser.add_argument("--step-tokens", nargs="+", type=Path, default=None,
+                        help="print the tokens of each step of a turn from --reuse-replies files, and stop")
     parser.add_argument("--report", nargs="+", type=Path, default=None,
                         help="print the tables from saved .partial.jsonl files instead of running")
     args = parser.parse_args(argv)
@@ -418,6 +458,9 @@ def main(argv: list[str] | None = None) -> int:
             (RESULTS / f"concierge_requests_{args.save}.json").write_text(
                 json.dumps(record, indent=1, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
 
+    if args.step_tokens:
+        print(step_tokens(args.step_tokens))
+        return 0
     if args.report:  # the verdicts are recomputed from each saved turn's calls and answer
         data, names, kinds = load_requests(), catalogue_names(), _name_kinds()
         by_id = {r["id"]: r for r in data["requests"]}
@@ -425,6 +468,11 @@ def main(argv: list[str] | None = None) -> int:
         say(f"read back from {', '.join(p.name for p in args.report)}: {len(turns)} turns")
         save(report([check(data, by_id[t["id"]], t, names, kinds) for t in turns], say))
         return 0
+    if args.reuse_replies:  # read when the engine is first made, below
+        import os
+
+        os.environ["AGENT_MEMORY_MODEL_FACTORY"] = "benchmarks.reuse_replies:reusing_engine"
+        os.environ["AGENT_MEMORY_REPLIES"] = str(args.reuse_replies.resolve())
     from agents import set_tracing_disabled
 
     from helpers.llm import active_backend
@@ -433,13 +481,19 @@ def main(argv: list[str] | None = None) -> int:
     data = load_requests()
     requests = data["requests"][: args.limit]
     if args.ids:
-        wanted = args.ids.split(",")
-        requests = [r for r in requests if r["id"] in wanted]
+        by_id = {r["id"]: r for r in requests}
+        requests = [by_id[i] for i in args.ids.split(",") if i in by_id]  # in the order given
     if args.spread:
         step = len(requests) / min(args.spread, len(requests))
         requests = [requests[int(i * step)] for i in range(min(args.spread, len(requests)))]
-    backend = active_backend()
-    say(f"backend: {backend.kind} ({backend.model_name}); {backend.reason}")
+    if args.scripted:
+        from tests.scripted_model import ScriptedModel
+
+        requests = [r for r in requests if r["search"]]
+        say("backend: none (--scripted): each search proposed with no arguments by a scripted model")
+    else:
+        backend = active_backend()
+        say(f"backend: {backend.kind} ({backend.model_name}); {backend.reason}")
     reverse = replace(DEFAULT_POLICY, precedence=tuple(reversed(PRECEDENCE)))
     jobs = [(r, DEFAULT_POLICY) for r in requests]
     if args.reverse_policy:  # each reversed run right after its normal one: a stopped run has pairs
@@ -448,13 +502,20 @@ def main(argv: list[str] | None = None) -> int:
     partial = RESULTS / f"concierge_requests_{args.save}.partial.jsonl" if args.save else None
     rows = []
     for i, (request, policy) in enumerate(jobs, 1):
-        row = asyncio.run(run_request(data, request, policy, names, kinds))
+        model = ScriptedModel([{"tool": request["search"], "arguments": {}}]) if args.scripted else None
+        row = asyncio.run(run_request(data, request, policy, names, kinds, model=model))
         rows.append(row)
         print(f"  [{i}/{len(jobs)}] {request['id']} ({' > '.join(policy.precedence)}): {row['seconds']:.1f}s",
               file=sys.stderr, flush=True)
         if partial:  # a run stopped early still leaves every finished turn
             with partial.open("a", encoding="utf-8") as f:
                 f.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+    if args.reuse_replies:
+        from benchmarks.reuse_replies import counts
+
+        reused, asked = counts()
+        say(f"model completions: {asked} asked, {reused} answered from {args.reuse_replies.name} "
+            "(byte-identical requests: the reversed order lives in code, not in the prompt)")
     save(report(rows, say))
     return 0
 

@@ -8,7 +8,9 @@ Stage 0 — setup and the concierge (notebook 00)
     notebook             what every notebook starts with: pinned date, banner, the shared model
     paths                where the course's files live
     concierge            the course's example agent, and one conversational turn
-    catalogue            its travel tools over a small offline catalogue
+    catalogue            the offline travel catalogue: its data, places and dates
+    catalogue_build      the seeded generator of the catalogue's CSV files
+    searches             the three catalogue searches, as rows, lines and SDK tools
     chat                 a chat widget bound to a memory state
 Stage 1 — the state object (notebook 01)
     state                the profile and memory notes with provenance

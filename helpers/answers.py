@@ -5,11 +5,14 @@ writing prose about structured results invents hotels, prices and flights; code 
 turn that searched or recalled ends with `answer_from_results`: the best rows as the catalogue
 wrote them, what was searched, which values came from memory (the filler's explanations), what
 the catalogue could not check, a repair it made, or one plain sentence on why nothing was
-searched. A turn whose tools only saved notes goes back to the model (the answer comes from it).
+searched. A turn whose tools only saved notes goes back to the model (the answer comes from it);
+one that saved notes and proposed a search with no place at all ("For this trip only, a window
+seat") is answered with what was saved: the search was nobody's request.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -49,6 +52,8 @@ def compose_search(outcome: SearchOutcome) -> str:
     if not rows:
         parts.append(" ".join(line.strip() for line in outcome.text.splitlines()
                               if line.strip() and not line.startswith("No data on")))
+    elif len(rows) == 1 and (one := re.sub(r"^1 (flight|hotel|restaurant)s\b", r"1 \1", head)) != head:
+        parts.append(f"Found {one}: {rows[0]}.")
     else:
         parts.append(f"Best of {head}: {rows[0]}.")
         if len(rows) > 1:
@@ -84,10 +89,17 @@ def compose(results: Sequence[Any]) -> str | None:
 def answer_from_results(context: RunContextWrapper[Any],
                         results: list[FunctionToolResult]) -> ToolsToFinalOutputResult:
     """`tool_use_behavior` for the concierge: a search or a recall ends the turn with a composed answer."""
-    text = compose([r.output for r in results])
+    saves = [str(r.output) for r in results if r.tool.name == MEMORY_TOOL]
+    outputs = [r.output for r in results]
+    searches = [o for o in outputs if isinstance(o, SearchOutcome)]
+    if saves and searches and all(o.missing for o in searches):
+        # A turn that told us something, with a search that had no place to go: nobody asked for it.
+        outputs = [o for o in outputs if not isinstance(o, SearchOutcome)]
+        if not any(isinstance(o, Recall) for o in outputs):
+            return ToolsToFinalOutputResult(is_final_output=True, final_output=acknowledge_saves(saves))
+    text = compose(outputs)
     if text is None:
         return ToolsToFinalOutputResult(is_final_output=False)
-    saves = [str(r.output) for r in results if r.tool.name == MEMORY_TOOL]
     if saves and (noted := acknowledge_saves(saves, refusals=False)):
         text += "\n\n" + noted
     return ToolsToFinalOutputResult(is_final_output=True, final_output=text)

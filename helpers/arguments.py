@@ -30,10 +30,10 @@ from typing import Any, NamedTuple, cast
 
 from helpers.attributes import attributes_of, named_subject, qualifiers
 from helpers.catalogue import (
-    AIRLINES, FEATURES, TRAVEL_TOOLS, BadArgument, airports_for, city_for, default_catalogue,
-    parse_date,
+    AIRLINES, CABINS, DIETS, FEATURES, SEATS, WEEKDAYS, BadArgument, airports_for, city_for, default_catalogue, parse_date,
 )
 from helpers.policy import DEFAULT_POLICY, Policy
+from helpers.searches import TRAVEL_TOOLS
 from helpers.state import MemoryNote, MemoryState, Scope, recency
 
 MESSAGE = "message"
@@ -139,6 +139,14 @@ def read_diet(text: str) -> Reading:
     return Reading(None if value in refused else value, refused)
 
 
+def read_cuisine(text: str) -> Reading:
+    """A cuisine the catalogue lists, named in the text ("Japanese food", "a steakhouse"); a
+    diet's name ("vegetarian") is the diet's, not a cuisine."""
+    cuisines = {r["cuisine"] for r in default_catalogue().restaurants} - {d.title() for d in DIETS}
+    found = [c for c in sorted(cuisines, key=len, reverse=True) if re.search(rf"(?i)\b{re.escape(c)}\b", text)]
+    return Reading(found[0]) if found else NOTHING
+
+
 def read_features(text: str) -> Reading:
     """Hotel wishes among the catalogue's features ("walking distance of public transport")."""
     if not re.search(r"(?i)\b(?:hotels?|rooms?|stay|accommodation)\b", text):
@@ -177,6 +185,27 @@ def place_mentions(message: str) -> list[str]:
     found = [(i, codes[w]) for i, w in enumerate(words) if w in codes]
     found += _names_at(words, {c.casefold(): c for c in catalogue.cities})
     return list(dict.fromkeys(city for _, city in sorted(found)))
+
+
+# A capitalised name after "to", "in", "at" or "around": a place the catalogue may not have ("to New York").
+_NAMED_PLACE = re.compile(r"\b(?:to|in|at|around)\s+([A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,2})")
+_NOT_PLACES = {"i", "me", "my", "the", "a", "an", "any", "some"}
+
+
+def named_place(message: str, besides: Any = None) -> str | None:
+    """A place the message names that the catalogue lacks: "fly to New York" -> "New York" (not a
+    month or weekday, nor `besides`). Its search is then explained, not replaced by memory."""
+    for match in _NAMED_PLACE.finditer(message):
+        name = match.group(1).strip(".,!?'")
+        first = name.split()[0].casefold()
+        if first in _NOT_PLACES or first[:3] in _MONTH_AND_DAY_STEMS or name == besides:
+            continue
+        return name
+    return None
+
+
+_MONTH_AND_DAY_STEMS = {*"jan feb mar apr may jun jul aug sep oct nov dec".split(),
+                        *(d.casefold() for d in WEEKDAYS), "tod", "tom", "ton"}
 
 
 def _is_date(text: str) -> bool:  # any day serves to ask whether a text reads as a date
@@ -229,16 +258,17 @@ def _proposed(value: Any) -> bool:
     return value not in (None, []) and _fold(value) not in {"", "any", "none", "no preference", "0"}
 
 
-def _stated_or_proposed(read: Callable[[str], Reading], noun: str = "", neutral: Any = None
-                        ) -> MessageReader:
+def _stated_or_proposed(read: Callable[[str], Reading], noun: str = "", neutral: Any = None,
+                        allowed: tuple[str, ...] | None = None) -> MessageReader:
     """The message's reading ("any airline": the neutral value); else the model's value when the
-    message names it ("Air France")."""
+    message names it ("Air France") and, for a closed list (`allowed`), is one of its values (a
+    "first" class is no seat)."""
     def from_message(message: str, given: Any) -> Reading:
         if noun and re.search(rf"(?i)\b(?:any|whichever|whatever)\s+(?:{noun})\b", message):
             return Reading(neutral)
         reading = read(message)
         if (reading.value is None and _proposed(given) and given not in reading.refused
-                and mentions(message, given)):
+                and (allowed is None or _fold(given) in allowed) and mentions(message, given)):
             return Reading(given, reading.refused)
         return reading
     return from_message
@@ -262,7 +292,10 @@ def _place(exclude_origin: bool) -> MessageReader:
                 return Reading(city if city in places else folded[near[0]])
             if city is None and mentions(message, given):
                 return Reading(given)
-        return Reading(places[0]) if places else NOTHING
+        if places:
+            return Reading(places[0])
+        named = named_place(message, besides=read_origin(message).value if exclude_origin else None)
+        return Reading(named) if named else NOTHING
     return from_message
 
 
@@ -287,15 +320,15 @@ class Slot(NamedTuple):
 
 
 def _slots(tool_name: str, parameters: list[str]) -> dict[str, Slot]:
-    """The searches' arguments (helpers.catalogue's tools); any other argument is free text."""
+    """The searches' arguments (helpers.searches' tools); any other argument is free text."""
     table = {
         "search_flights": {
             "origin": Slot(lambda m, g: read_origin(m), _home, lambda v: f"from {v}"),
             "destination": Slot(_place(exclude_origin=True), None, lambda v: f"to {v}"),
             "date": Slot(_date, None, str, ""),
-            "seat": Slot(_stated_or_proposed(read_seat, "seat", "any"), read_seat,
+            "seat": Slot(_stated_or_proposed(read_seat, "seat", "any", SEATS), read_seat,
                          lambda v: f"{v} seat", "any"),
-            "cabin": Slot(_stated_or_proposed(read_cabin, "cabin|class", "economy"), read_cabin,
+            "cabin": Slot(_stated_or_proposed(read_cabin, "cabin|class", "economy", CABINS), read_cabin,
                           lambda v: f"{v} cabin", "economy"),
             "airline": Slot(_stated_or_proposed(read_airline, "airline|carrier", ""), read_airline,
                             lambda v: v or "any airline", ""),
@@ -310,7 +343,7 @@ def _slots(tool_name: str, parameters: list[str]) -> dict[str, Slot]:
             "city": Slot(_place(exclude_origin=False), lambda t: _home(t, as_city=True),
                          lambda v: f"in {v}"),
             "diet": Slot(_stated_or_proposed(read_diet), read_diet, lambda v: f"{v} diet", "any"),
-            "cuisine": Slot(_words, None, lambda v: f"{v} cuisine", ""),
+            "cuisine": Slot(_stated_or_proposed(read_cuisine), None, lambda v: f"{v} cuisine", ""),
         },
     }.get(tool_name, {})
     return {name: table.get(name, Slot(_words, None, str)) for name in parameters}

@@ -36,9 +36,14 @@ Search only when the user asks for a search; fill its arguments from the user's 
 fills the rest). For a question about what you remember, call recall_notes."""
 
 
+def catalogue_tools(policy: Policy = DEFAULT_POLICY, filler: Filler | None = None) -> list[Any]:
+    """recall_notes and the three searches whose arguments memory completes (no memory tool)."""
+    return [recall_notes, *memory_search_tools(filler, policy)]
+
+
 def default_tools(policy: Policy = DEFAULT_POLICY, filler: Filler | None = None) -> list[Any]:
     """The memory tool, recall_notes, and the three searches whose arguments memory completes."""
-    return [save_memory_note, recall_notes, *memory_search_tools(filler, policy)]
+    return [save_memory_note, *catalogue_tools(policy, filler)]
 
 
 def make_concierge(
@@ -95,4 +100,4 @@ async def run_turn(
     )
 
 
-__all__ = ["CONCIERGE_ROLE", "default_tools", "make_concierge", "run_turn"]
+__all__ = ["CONCIERGE_ROLE", "catalogue_tools", "default_tools", "make_concierge", "run_turn"]

@@ -72,6 +72,7 @@ class ToolCall:
     name: str
     arguments: str
     output: str | None = None
+    result: Any = field(default=None, repr=False)  # what the tool returned (e.g. a SearchOutcome)
 
 
 @dataclass
@@ -148,14 +149,15 @@ def _estimate(calls: list[CapturedCall], counter: TokenCounter) -> int:
 
 def _tool_calls(items: list[Any]) -> list[ToolCall]:
     """The function calls of a run, each with the output it got."""
-    outputs = {}
+    outputs: dict[Any, Any] = {}
     for item in items:
         if isinstance(item, ToolCallOutputItem):
             raw = item.raw_item
             call_id = raw.get("call_id") if isinstance(raw, dict) else getattr(raw, "call_id", None)
-            outputs[call_id] = str(item.output)
+            outputs[call_id] = item.output
     return [
-        ToolCall(item.raw_item.name, item.raw_item.arguments, outputs.get(item.raw_item.call_id))
+        ToolCall(item.raw_item.name, item.raw_item.arguments,
+                 None if (got := outputs.get(item.raw_item.call_id)) is None else str(got), got)
         for item in items
         if isinstance(item, ToolCallItem) and isinstance(item.raw_item, ResponseFunctionToolCall)
     ]

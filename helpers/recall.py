@@ -17,6 +17,9 @@ from helpers.state import MemoryNote, MemoryState
 from helpers.text import topic_words
 
 MAX_RECALLED = 4
+# Words of a question about memory itself, not about a topic: "What do you remember about me?"
+# asks for every note, so no note can fail to match it.
+ABOUT_MEMORY = frozenset(topic_words("what which else do you remember know recall about me"))
 
 
 @dataclass(frozen=True)
@@ -35,10 +38,13 @@ class Recall:
 
 
 def recall(state: MemoryState, question: str, limit: int = MAX_RECALLED) -> Recall:
-    """The live notes sharing a topic word with `question`, session notes first, newest first."""
+    """The live notes sharing a topic word with `question`, session notes first, newest first
+    (a question with no topic, "What do you remember about me?", gets them all)."""
     live = [n for n in state.live_notes(state.clock, "session")] + state.live_notes(state.clock, "global")
     live.sort(key=lambda n: (n.scope != "session", _newest_first(n)))
-    asked = topic_words(question)
+    asked = topic_words(question) - ABOUT_MEMORY
+    if not asked:  # a question about everything remembered: every note answers it
+        return Recall(question, tuple(live[:limit]), bool(live))
     matched = [n for n in live if asked & (topic_words(n.text) | topic_words(" ".join(n.keywords)))]
     return Recall(question, tuple((matched or live)[:limit]), bool(matched))
 

@@ -1,7 +1,7 @@
 """Stage 5 — the memory policy (notebook 05): the concierge's searches, arguments filled from notes, structured results.
 
 Taught in notebook 05 (memory fills the action) and used by every notebook's concierge. Each search
-tool here wraps a catalogue search (`helpers.catalogue`) in three steps of plain code:
+tool here wraps a catalogue search (`helpers.searches`) in three steps of plain code:
 1. fill: the arguments the model gave, completed from memory by a filler (`helpers.arguments.
    fill_arguments` by default: the precedence policy decides between the message and the notes);
 2. search, and when a place or an airline is unknown, repair it ONCE to the catalogue's nearest
@@ -22,24 +22,19 @@ from typing import Any, Protocol
 from agents import FunctionTool, RunContextWrapper
 
 from helpers.arguments import fill_arguments
-from helpers.catalogue import (
-    FEATURES,
+from helpers.catalogue import FEATURES, BadArgument, Catalogue, airports_for, default_catalogue, parse_date
+from helpers.policy import DEFAULT_POLICY, Policy
+from helpers.searches import (
     TRAVEL_TOOLS,
-    BadArgument,
-    Catalogue,
-    airports_for,
-    default_catalogue,
     find_flights,
     find_hotels,
     find_restaurants,
     flight_results,
     hotel_features,
     hotel_results,
-    parse_date,
     restaurant_results,
     today_of,
 )
-from helpers.policy import DEFAULT_POLICY, Policy
 from helpers.state import MemoryState
 from helpers.tools import latest_user_message
 
@@ -91,6 +86,7 @@ class SearchOutcome:
     problem: str | None = None  # one plain sentence when the search could not run
     unchecked: tuple[str, ...] = ()  # wishes the catalogue has no data for
     dropped: dict[str, Any] = field(default_factory=dict)  # proposed values nothing supported, not sent
+    missing: str | None = None  # the place argument nothing gave (the search did not run for it)
 
     def __str__(self) -> str:
         return self.problem or self.text
@@ -171,7 +167,7 @@ def explain(name: str, value: str, catalogue: Catalogue) -> str:
         return (f"The catalogue has no flights by {value}, so I did not search; "
                 f"its airlines are {', '.join(airlines)}.")
     if not value.strip():
-        return f"I need a {'city' if name == 'city' else name} to search; none was given or remembered."
+        return f"I need {'an' if name[0] in 'aeiou' else 'a'} {name} to search; none was given or remembered."
     return (f"The catalogue has no place called {value}, so I did not search; it covers "
             f"{len(catalogue.cities)} cities, such as {', '.join(catalogue.cities[:6])}.")
 
@@ -192,7 +188,8 @@ def run_search(tool: str, arguments: dict[str, Any], *, today: date, catalogue: 
         name, value = bad
         fixed = closest(value, _airlines(catalogue) if name == "airline" else _places(catalogue)) if value else None
         if fixed is None:
-            return SearchOutcome(tool, arguments, problem=explain(name, value, catalogue), **meta)
+            return SearchOutcome(tool, arguments, problem=explain(name, value, catalogue),
+                                 missing=None if value.strip() else name, **meta)
         arguments[name], repairs[name] = fixed, (value, fixed)
         if (again := unknown_argument(tool, arguments, catalogue)) is not None:  # repaired once only
             return SearchOutcome(tool, arguments, repairs=repairs, problem=explain(*again, catalogue), **meta)
@@ -218,7 +215,7 @@ def memory_search_tools(filler: Filler | None = None, policy: Policy = DEFAULT_P
                         catalogue: Catalogue | None = None) -> list[FunctionTool]:
     """The catalogue's three searches as SDK tools whose arguments memory completes, in code.
 
-    Same names, descriptions and schemas as `helpers.catalogue.TRAVEL_TOOLS`; each returns a
+    Same names, descriptions and schemas as `helpers.searches.TRAVEL_TOOLS`; each returns a
     `SearchOutcome` (its text is what a model reads). `filler` defaults to `fill_arguments`.
     """
     fill = filler or fill_arguments

@@ -2,11 +2,13 @@
 
 A scenario (data/evals/<name>.json) seeds a store, runs one or more sessions through the
 lifecycle API (`helpers.lifecycle`: open, run turns, end the session) and checks what memory,
-the prompt and the answers hold after each session:
+the prompt, the searches and the answers hold after each session. A scenario with the catalogue
+runs the notebooks' concierge: recall_notes and the searches whose arguments memory fills in code
+(`helpers.concierge.catalogue_tools`), answers composed from their results; `call_arguments`
+reads what was searched (`SearchOutcome.arguments`), not what the model proposed.
 
     scenarios  the schema and the loader                   (helpers.evals.scenarios)
-    agents     reference agents: do-nothing, fall-for-everything, the adversary replay (its
-               searches may `recall` arguments from the prompt, as an obedient model would)
+    agents     reference agents: do-nothing, fall-for-everything, the adversary replay
     guards     switching a guard off by passing options, e.g. options_without("truncation")
     runner     one scenario, session by session            (run_scenario)
     checks     must / should checks, invariants, metrics   (evaluate)

@@ -205,14 +205,25 @@ def _tool_calls_by_turn(out: SessionOutcome) -> list[tuple[str, dict[str, Any], 
     return list(calls.values())
 
 
+def searched_calls(out: SessionOutcome) -> list[tuple[str, dict[str, Any], int]]:
+    """(tool, arguments, user turn) of every tool call, a catalogue search with the arguments it
+    was run with (`SearchOutcome.arguments`: after memory filled and repaired them), any other
+    tool with the arguments the model proposed."""
+    searched = {s.tool for _, s in out.searches}
+    return [(s.tool, dict(s.arguments), turn) for turn, s in out.searches] + [
+        call for call in _tool_calls_by_turn(out) if call[0] not in searched
+    ]
+
+
 def _check_call_arguments(out: SessionOutcome, wanted: list[dict[str, Any]]) -> list[str]:
     """A call to each named tool whose arguments carry the expected values (memory filled them);
-    with "turn", every such call made in that user turn must (and there must be one)."""
+    with "turn", every such call made in that user turn must (and there must be one). A search
+    is judged by what it searched (`searched_calls`), not by what the model proposed."""
     def carries(arguments: dict[str, Any], key: str, value: str | list[str]) -> bool:
         got = json.dumps(arguments.get(key, ""), ensure_ascii=False)
         return any(_has(got, v) for v in ([value] if isinstance(value, str) else value))
 
-    made, problems = _tool_calls_by_turn(out), []
+    made, problems = searched_calls(out), []
     for want in wanted:
         turn = want.get("turn")
         calls = [a for name, a, t in made if name == want["tool"] and turn in (None, t)]

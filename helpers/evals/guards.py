@@ -3,7 +3,8 @@
 `options_without("gate")` returns `RunOptions` for the runner; each guard is switched off the
 way an app would configure it: a write policy without some rules (`WritePolicy.without`), no
 tool-output filter, a store keyed by user id alone, a store that serves expired notes, a
-consolidation that trusts the model's direction in a conflict.
+consolidation that trusts the model's direction in a conflict, searches sent with the model's
+arguments as proposed (no filling from memory).
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any
+
+from helpers.travel import Filler, as_given
 
 # What a run can be handed in place of the library's own objects (see helpers.evals.mutants):
 #   wrap_model(model) -> the model the session talks to (and consolidates with)
@@ -34,6 +37,7 @@ class RunOptions:
     wrap_model: ModelWrapper | None = None  # None: the model as given
     rewire: Rewire | None = None  # None: the session exactly as open_memory built it
     forget: Forget | None = None  # None: MemorySession.forget (the store and the session)
+    filler: Filler | None = None  # None: helpers.arguments.fill_arguments completes each search
 
 
 def _default_write_policy() -> Any:
@@ -87,6 +91,10 @@ GUARDS: dict[str, tuple[str, Callable[[RunOptions], RunOptions]]] = {
     "recency": (
         "in a conflict the newer note wins, whichever way round the model names them",
         lambda o: replace(o, recency=False),
+    ),
+    "filler": (
+        "memory fills a search's missing arguments in code, by the precedence policy",
+        lambda o: replace(o, filler=as_given),
     ),
 }
 

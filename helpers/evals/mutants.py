@@ -13,9 +13,10 @@ passes every scenario with the real configuration), so a run needs no model and 
 A mutant is killed when at least one must-check (or invariant) of some scenario fails on it.
 A mutant no scenario kills is a promise the evals cannot see being broken; one that a single
 scenario kills is a promise one wrong or flaky scenario can hide, so the tests ask for two.
-Precedence is checked as behaviour: the replay's searches `recall` their arguments from what
-each call was sent (helpers.evals.agents.recall), so a mutant that changes the prompt changes
-the search.
+Precedence is checked as behaviour: the replay's searches leave the remembered arguments out and
+memory fills them in code (`helpers.arguments`, by `Policy.precedence`), as in the notebooks'
+concierge; the checks read what was searched, so a mutant that changes the order, or the notes
+the state holds, changes the search.
 """
 
 from __future__ import annotations
@@ -41,9 +42,10 @@ from helpers.evals.runner import run_scenario
 from helpers.evals.scenarios import Scenario, load_scenarios
 from helpers.evals.suite import SuiteResult, run_suite
 from helpers.hooks import MemoryInstructions
-from helpers.policy import DEFAULT_POLICY, MEMORY_POLICY, Policy
+from helpers.policy import DEFAULT_POLICY, MEMORY_POLICY, PRECEDENCE, Policy
 from helpers.state import MemoryNote
 from helpers.tools import MEMORY_TOOL
+from helpers.travel import as_given
 
 # ---- broken instructions (handed to the agent in place of MemoryInstructions) -------------------
 
@@ -398,7 +400,8 @@ MUTANTS: dict[str, Mutant] = {
         Mutant("store-keyed-by-user-id", "the store keys memory by user id alone",
                options_without("tenant")),
         Mutant("precedence-reversed", "the policy says memory beats the latest message and the "
-               "oldest note wins", policy=Policy(text=REVERSED_POLICY)),
+               "oldest note wins, and the searches are filled in that order", policy=Policy(
+                   text=REVERSED_POLICY, precedence=tuple(reversed(PRECEDENCE)), newest_first=False)),
         Mutant("oldest-kept", "top-k keeps the oldest notes, so the newest facts fall off",
                _rewired(_instructions(OldestKept))),
         Mutant("one-off-saved-as-default", "'this time only' is saved as a lasting note",
@@ -422,8 +425,8 @@ MUTANTS: dict[str, Mutant] = {
                policy=Policy(k=None)),
         Mutant("tool-output-untrimmed", "oversized tool output reaches the model whole",
                options_without("truncation")),
-        Mutant("arguments-not-filled", "searches are not filled from memory (no remembered seat)",
-               RunOptions(wrap_model=ArgumentsNotFilled)),
+        Mutant("arguments-not-filled", "searches are not filled from memory: the model's blanks "
+               "go out (no remembered seat)", RunOptions(wrap_model=ArgumentsNotFilled, filler=as_given)),
         Mutant("recency-off", "in a conflict the model's word beats the dates",
                options_without("recency")),
         Mutant("plan-drops-a-fact", "consolidation merges a move into a note worded as the old "

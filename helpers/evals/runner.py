@@ -11,7 +11,7 @@ from agents import ModelSettings
 from agents.models.interface import Model
 
 from helpers.budget import TokenCounter, count_tokens
-from helpers.catalogue import TRAVEL_TOOLS
+from helpers.concierge import catalogue_tools
 from helpers.evals.agents import ReplayModel
 from helpers.evals.guards import RunOptions
 from helpers.evals.scenarios import Scenario, SessionSpec, scenario_tool
@@ -24,6 +24,7 @@ from helpers.lifecycle import (
 from helpers.policy import DEFAULT_POLICY, Policy
 from helpers.state import LedgerEntry, MemoryNote, MemoryState
 from helpers.store import MemoryStore, UserMemory
+from helpers.travel import SearchOutcome
 
 ANSWER_MAX_TOKENS = 160  # per model response: room for a tool call or a short answer
 SHARED_TENANT = "shared"  # where every user lives when the tenant guard is off
@@ -57,6 +58,9 @@ class SessionOutcome:
     captured: list[str] = field(
         default_factory=list
     )  # "scope: text" of the notes the session wrote
+    searches: list[tuple[int, SearchOutcome]] = field(
+        default_factory=list
+    )  # (user turn, what was searched after memory filled it) of every catalogue search
     consolidation: str = ""
 
     @property
@@ -142,8 +146,8 @@ async def run_scenario(
     out = Outcome(scenario, seeded_ids={n.id for n in scenario.notes})
     tenant_of = (lambda tenant: tenant) if options.tenant_keyed else (lambda tenant: SHARED_TENANT)
     tools = [scenario_tool(k, v) for k, v in scenario.data.get("tools", {}).items()]
-    if scenario.data.get("catalogue"):
-        tools += TRAVEL_TOOLS
+    if scenario.data.get("catalogue"):  # the notebooks' concierge: recall, and searches memory fills
+        tools += catalogue_tools(policy, options.filler)
     max_chars = scenario.data.get("max_tool_output_chars", DEFAULT_MAX_TOOL_OUTPUT_CHARS)
     # Short answers keep the suite fast; the checks are about memory, not prose.
     settings = ModelSettings(
@@ -243,6 +247,9 @@ async def _run_session(
         try:
             turn = await session.run_turn(message)
             out.answers.append(turn.answer)
+            out.searches += [
+                (turn.turn, c.result) for c in turn.tool_calls if isinstance(c.result, SearchOutcome)
+            ]
             out.input_tokens.append(turn.input_tokens)
             if turn.token_source != "model usage":
                 out.token_source = turn.token_source

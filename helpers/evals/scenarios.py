@@ -159,7 +159,7 @@ SCENARIO_SCHEMA = {
                 },
             },
         },
-        # The concierge's searches over the offered catalogue (helpers.catalogue), beside `tools`.
+        # The concierge's searches over the catalogue (helpers.concierge.catalogue_tools), beside `tools`.
         "catalogue": {"type": "boolean"},
         "tool_choice": {"enum": ["auto", "required"]},
         "max_tool_output_chars": {"type": "integer", "minimum": 100},

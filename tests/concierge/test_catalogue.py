@@ -8,25 +8,19 @@ import pytest
 from agents import Agent, Runner
 from agents.tool_context import ToolContext
 
-from helpers.catalogue import (
-    BadArgument,
-    Catalogue,
+from helpers.catalogue import BadArgument, Catalogue, airports_for, catalogue_dir, default_catalogue, parse_date
+from helpers.catalogue_build import main, write_catalogue
+from helpers.searches import (
     SHOWN,
-    airports_for,
-    catalogue_dir,
-    default_catalogue,
     find_flights,
     find_hotels,
     find_restaurants,
     flight_results,
     hotel_results,
-    main,
-    parse_date,
     restaurant_results,
     search_flights,
     search_hotels,
     search_restaurants,
-    write_catalogue,
 )
 from helpers.state import MemoryState
 from tests.scripted_model import ScriptedModel

@@ -1,7 +1,7 @@
 """The concierge's wiring: memory tool plus the searches, memory in their arguments."""
 
 from helpers.answers import answer_from_results
-from helpers.catalogue import flight_results, search_flights, search_hotels, search_restaurants
+from helpers.searches import flight_results, search_flights, search_hotels, search_restaurants
 from helpers.concierge import CONCIERGE_ROLE, make_concierge, run_turn
 from helpers.hooks import BASE_INSTRUCTIONS, PromptCapture
 from helpers.state import load_example_state

@@ -529,14 +529,24 @@ async def test_checks_match_words_not_parts_of_words():
 
 
 async def test_the_search_must_carry_the_remembered_seat_and_home_airport():
-    def search(seat, origin="SYD"):
-        arguments = {"origin": origin, "destination": "Tokyo", "date": "11 December", "seat": seat,
-                     "cabin": "economy", "airline": ""}
-        return ScriptedModel([{"tool": "search_flights", "arguments": arguments}, "NH831, 830 AUD.",
-                              "An aisle seat."])
+    # The model proposes the search; memory fills it in code, and the check reads what was searched.
+    def search(**given):
+        arguments = {"destination": "Tokyo", "date": "11 December", "cabin": "economy", "airline": "",
+                     **given}
+        return ScriptedModel([{"tool": "search_flights", "arguments": arguments}, "An aisle seat."])
 
-    assert (await run_one("memory_fills_the_search", search("aisle"))).passed
-    window = await run_one("memory_fills_the_search", search("window"))
-    assert any("no search_flights call with" in f and '"seat": "window"' in f for f in window.failures)
-    elsewhere = await run_one("memory_fills_the_search", search("aisle", origin="Perth"))
-    assert not elsewhere.passed
+    out = await run_scenario(SCENARIOS["memory_fills_the_search"], search())
+    assert evals.evaluate(out).passed
+    [(turn, searched)] = out.sessions[0].searches
+    assert (turn, searched.arguments["origin"], searched.arguments["seat"]) == (1, "SYD", "aisle")
+    assert searched.sources["seat"].startswith("mem_") and searched.sources["origin"] == "profile.home_airport"
+    # A seat the model guessed, that neither the message nor memory gives, is not what goes out.
+    guessed = await run_scenario(SCENARIOS["memory_fills_the_search"], search(seat="window"))
+    assert guessed.sessions[0].searches[0][1].arguments["seat"] == "aisle"
+    # Without the filler the model's arguments go out as proposed, and the check sees it.
+    unfilled = await run_one("memory_fills_the_search", search(seat="window"),
+                             options=options_without("filler"))
+    assert any("no search_flights call with" in f and '"seat": "window"' in f for f in unfilled.failures)
+    elsewhere = await run_one("memory_fills_the_search", search(seat="aisle", origin="Perth"),
+                              options=options_without("filler"))
+    assert not elsewhere.passed and any('"origin": "Perth"' in f for f in elsewhere.failures)

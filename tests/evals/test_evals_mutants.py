@@ -5,6 +5,8 @@ configuration (the adversary replay, every guard on) still passes.
 No model: the mutants are the scripted adversary with one object handed in differently.
 """
 
+from dataclasses import replace
+
 import pytest
 from agents import set_tracing_disabled
 
@@ -22,7 +24,7 @@ from helpers.evals.mutants import (
     run_mutants,
     survivors,
 )
-from helpers.policy import Policy
+from helpers.policy import DEFAULT_POLICY, Policy
 
 set_tracing_disabled(True)
 
@@ -220,9 +222,6 @@ def test_recall_reads_only_what_reached_the_prompt():
     "mutant, wanted",
     [
         ("precedence-reversed", '"seat": "window"'),  # global beat session
-        ("precedence-unstated", '"seat": "window"'),
-        ("session-notes-hidden", '"seat": "window"'),  # the one-off never reached the call
-        ("first-turn-only", '"seat": "window"'),
         ("one-off-saved-as-default", '"cabin": "premium economy"'),  # next session: window
     ],
 )
@@ -231,6 +230,24 @@ async def test_precedence_is_checked_in_the_search_arguments_not_the_prompt_text
     assert any("no search_flights call in turn" in f and wanted in f for f in result.failures), (
         result.failures
     )
+
+
+@pytest.mark.parametrize(
+    "mutant, missing",
+    [
+        ("precedence-unstated", "'SESSION memory wins over GLOBAL memory' missing from the last system prompt"),
+        ("session-notes-hidden", "'window' missing from the last system prompt"),
+        ("first-turn-only", "'aisle' missing from the system prompt"),
+    ],
+)
+async def test_a_mutant_of_the_prompt_alone_is_caught_in_the_prompt_and_the_search_still_follows_memory(
+    mutant, missing
+):
+    # Memory fills the search in code from the state, so a prompt that lost the rules or the
+    # one-off leaves the search right; the prompt checks are what see it.
+    result = await run("precedence_in_the_search", MUTANTS[mutant])
+    assert any(missing in f for f in result.failures), result.failures
+    assert not any("no search_flights call" in f for f in result.failures), result.failures
 
 
 async def test_a_prompt_check_is_not_met_by_the_role_text():
@@ -261,7 +278,13 @@ async def test_memory_sent_again_in_the_input_breaks_an_invariant():
 
 
 async def test_the_newest_of_many_notes_fills_the_search():
+    # A prompt that keeps the oldest notes is caught in the prompt; the search, filled from the
+    # state by the policy (newest note first), still carries the newer budget.
     result = await run("hotel_budget_among_many_notes", MUTANTS["oldest-kept"])
+    assert "'250' missing from the system prompt" in result.failures, result.failures
+    assert not any("no search_hotels call" in f for f in result.failures), result.failures
+    oldest_first = replace(DEFAULT_POLICY, newest_first=False)
+    result = await run("hotel_budget_among_many_notes", Mutant("oldest-first", "", RunOptions(), oldest_first))
     assert any("no search_hotels call in turn 2" in f and '"max_price": 150' in f
                for f in result.failures), result.failures
 
@@ -292,9 +315,11 @@ async def test_forgetting_must_reach_the_history_not_only_the_memory_lists():
 
 
 async def test_an_expired_wish_must_not_steer_a_search():
+    # Served and rendered, the expired window wish is caught in memory and the prompt; the search
+    # is filled from live notes only (the filler reads expiry too), so it stays on aisle.
     result = await run("precedence_in_the_search", MUTANTS["expiry-ignored"])
-    assert any("after session 2: no search_flights call in turn 1" in f and '"seat": "window"' in f
-               for f in result.failures), result.failures
+    assert "after session 1: 'window' found in live memory" in result.failures, result.failures
+    assert not any("no search_flights call" in f for f in result.failures), result.failures
 
 
 async def test_a_note_rendered_twice_in_one_prompt_breaks_an_invariant():

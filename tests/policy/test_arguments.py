@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from helpers.arguments import fill_arguments, mentions, place_mentions, tool_parameters
+from helpers.arguments import (
+    fill_arguments, mentions, named_place, place_mentions, read_cuisine, tool_parameters,
+)
 from helpers.paths import data_dir
 from helpers.policy import DEFAULT_POLICY, PRECEDENCE, Policy
 from helpers.state import MemoryNote, MemoryState, load_example_state
@@ -422,3 +424,35 @@ def test_a_saved_run_is_read_back_and_checked_again(tmp_path, capsys):
     assert "remembered preference in the arguments  1/2 (50 %)" in out  # origin yes, seat no
     assert "answers naming what no result gave      1/1" in out  # the hotel no result gave
     assert "flight-tokyo" in out and "seat 'window' -> 'aisle'" in out
+
+
+def test_a_place_the_catalogue_lacks_is_read_from_the_message_and_never_replaced_by_home():
+    assert named_place("I want to fly to New York on 9 January") == "New York"
+    assert named_place("A hotel in December, please") is None  # a month, not a place
+    assert named_place("Flights from Paris to Rome", besides="Paris") == "Rome"
+    home = state(note("Lives in Melbourne"))
+    searched = fill_arguments("search_restaurants", {}, "Any good restaurants in Rome?", home)
+    assert searched.arguments["city"] == "Rome" and searched.sources["city"] == "message"
+    paris = fill_arguments("search_flights", {}, "Find me a flight to Paris on Friday.", home)
+    assert paris.arguments["destination"] == "Paris"
+    # Reversed, memory comes first: the remembered home is searched instead (what the order says).
+    reversed_ = Policy(precedence=tuple(reversed(PRECEDENCE)))
+    assert fill_arguments("search_restaurants", {}, "Any good restaurants in Rome?", home,
+                          reversed_).arguments["city"] == "Melbourne"
+
+
+def test_a_cuisine_the_catalogue_lists_is_read_from_the_message_and_a_diet_is_not_a_cuisine():
+    assert read_cuisine("Japanese food in Tokyo?").value == "Japanese"
+    assert read_cuisine("Find me a steakhouse in Perth").value == "Steakhouse"
+    assert read_cuisine("A vegetarian place in Perth").value is None
+    filled = fill_arguments("search_restaurants", {"city": "Sydney"}, "Good Thai place in Sydney?", state())
+    assert filled.arguments["cuisine"] == "Thai"
+    # A cuisine the model made up, that the message does not name, does not go out.
+    assert fill_arguments("search_restaurants", {"city": "Sydney", "cuisine": "Italian"},
+                          "Dinner in Sydney?", state()).arguments["cuisine"] == ""
+
+
+def test_a_cabin_word_the_model_put_in_the_seat_is_no_seat_and_memory_fills_it():
+    message = "Is there a first class seat to Dubai on Thursday?"
+    filled = flights(message, state(AISLE), destination="Dubai", seat="first", cabin="first")
+    assert (filled.arguments["seat"], filled.arguments["cabin"]) == ("aisle", "first")
