@@ -6,7 +6,7 @@ it last, only about notes every rule allowed, and only a refusal counts. So code
 a veto can make the policy stricter, never looser. A timeout or model error falls back to the
 rules' decision, and the ledger records that fallback (`LedgerEntry.fallback`).
 
-    policy = DEFAULT_WRITE_POLICY.with_veto(configured_veto())
+    policy = DEFAULT_WRITE_POLICY.with_veto(configured_veto())   # helpers.llm.configured_veto
     policy.without("veto")   # the rules alone, like switching off any rule
 
 Two vetoes, both over a fixed few-shot prefix placed first in the prompt (a model server computes
@@ -264,22 +264,8 @@ def chat_translator(client: Any, model: str, *, timeout: float = 20.0) -> Classi
     return translate
 
 
-def configured_veto(*, timeout: float = 20.0) -> TranslateVeto:
-    """The veto on the model the course is configured for: the OpenAI model (`active_backend`)
-    when OPENAI_API_KEY is set, else the embedded model; the English rules are `helpers.gate.check`."""
-    from helpers import gate
-    from helpers.llm import active_backend, embedded_llm
-
-    backend = active_backend()
-    if backend.kind == "openai":
-        from openai import OpenAI
-
-        return TranslateVeto(chat_translator(OpenAI(), backend.model_name, timeout=timeout), gate.check)
-    return TranslateVeto(llama_translator(embedded_llm(), timeout=timeout), gate.check)
-
-
 __all__ = ["GRAMMAR", "PREFIX", "VETO_RULE", "Classifier", "ModelVeto", "Verdict", "Veto",
            "TRANSLATE_GRAMMAR", "TRANSLATE_PREFIX", "TranslateVeto", "VetoUnreadable", "chat_classifier",
-           "chat_translator", "configured_veto",
+           "chat_translator",
            "llama_classifier", "llama_translator", "parse", "plainly_english", "prompt_for",
            "translation_prompt"]

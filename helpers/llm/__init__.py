@@ -39,7 +39,8 @@ from helpers.llm.adapter import (
     TURN_NUDGE,
     LocalModel,
 )
-from helpers.llm.backend import DEFAULT_OPENAI_MODEL, Backend, active_backend, get_model, token_counter
+from helpers.llm.backend import (DEFAULT_OPENAI_MODEL, Backend, active_backend, configured_veto, get_model,
+                                 token_counter)
 from helpers.llm.capture import DEFAULT_CAPTURE, CaptureQuestion, capture_stage
 from helpers.llm.engine import (
     CompletionRecord,
@@ -68,7 +69,7 @@ __all__ = [
     "ECHO_NUDGE", "EMBEDDED_MODELS", "EmbeddedLLM", "EmbeddedModelSpec", "GROUNDED_NUDGE", "GrammarError",
     "LocalModel", "MAX_CALLS_PER_RESPONSE", "MAX_CALLS_PER_TURN", "ModelFileError", "ModelTimeoutError",
     "ParsedOutput", "REFUSAL", "RemoteServer", "TURN_NUDGE", "active_backend", "build_grammar", "call_key",
-    "calls_this_turn", "capture_stage", "embedded_llm", "get_model", "invented_urls", "join_model_chunks",
+    "calls_this_turn", "capture_stage", "configured_veto", "embedded_llm", "get_model", "invented_urls", "join_model_chunks",
     "narration_stop", "parse_output", "resolve_model_file", "serve", "sha256_of", "token_counter", "ungrounded",
     "unmade_call", "verify_model_file", "whole_sentences", "without_titles",
 ]

