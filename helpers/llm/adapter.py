@@ -408,15 +408,14 @@ class LocalModel(Model):
         record = self.llm.complete(self.render(messages, offered) + opening, grammar=grammar, step="arguments",
                                    **options)
         usage.add(_usage(record))
+        problem: str | None = "not an object"
         try:
             given = json.loads(record.text.strip())
         except json.JSONDecodeError as error:
             given, problem = None, f"not JSON: {error.msg}"
+        arguments = {**blank_arguments(parameters), **given} if isinstance(given, dict) else {}
         if isinstance(given, dict):
-            arguments = {**blank_arguments(parameters), **given}
             problem = schema_problem(arguments, parameters)
-        else:
-            problem = problem if given is None else "not an object"
         if problem:
             self.problems.append(f"the arguments for {name} could not be read ({problem}); answered instead")
             return None
