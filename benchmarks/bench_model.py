@@ -109,7 +109,10 @@ def session(engine: llm.EmbeddedLLM) -> dict[str, Any]:
     """SESSION in one state (one agent, as a notebook's chat), then the first turn of a new session."""
     state = fresh_state("bench-1")
     agent = make_concierge(model=llm.LocalModel(engine))
-    turns = [{**run_one(engine, state, message, agent), "kind": kind} for kind, message in SESSION]
+    turns = []
+    for kind, message in SESSION:
+        turns.append({**run_one(engine, state, message, agent), "kind": kind})
+        print(*turn_lines(turns[-1:]), flush=True)  # progress: a session takes minutes
     second = run_one(engine, fresh_state("bench-2"), SECOND_SESSION)
     later = turns[1:]  # after the process's first turn (which computes every stable prefix once)
     searches = [t for t in later if t["route"] is not None and t["route"] not in (RECALL, REMEMBER, OTHER)]
