@@ -351,8 +351,8 @@ class LocalModel(Model):
                 said: str, options: dict[str, Any], usage: Usage) -> ModelResponse:
         """A turn's first response when searches are offered: route, then do only what was asked.
 
-        A search route: that tool's arguments, filled by the model under its schema grammar (code
-        completes the rest from memory when the tool runs). RECALL: the recall tool with the
+        A search route: that tool's `argument_fields`, written by the model under their schema
+        grammar; code fills the rest from the message and memory when the tool runs. RECALL: the recall tool with the
         user's question (no completion). REMEMBER: the capture's saves, then their acknowledgement.
         Anything else, or a search whose arguments could not be read: prose without tools.
         """
