@@ -180,6 +180,7 @@ async def test_the_model_writes_only_the_arguments_code_cannot_fill_and_the_rest
     grammar = fake.history[2].grammar
     assert '"destination"' in grammar and '"airline"' in grammar
     assert '"seat"' not in grammar and '"origin"' not in grammar and '"date"' not in grammar
+    assert '"maxLength": 40' in grammar and fake.options[2]["max_tokens"] == 64  # a runaway value is cut short
     assert calls == [("search_flights", {"origin": "", "destination": "Tokyo", "date": "", "seat": "",
                                          "cabin": "", "airline": ""})]
 
@@ -198,4 +199,5 @@ def test_a_tool_without_listed_fields_gets_all_its_arguments_from_the_model():
     assert model_part(parameters, None) == parameters
     assert model_part(parameters, ("n",))["properties"] == {"n": {"type": "integer"}}
     assert model_part(parameters, ("n",))["required"] == ["n"]
+    assert model_part(parameters, ("a",))["properties"]["a"]["maxLength"] == 40  # a bounded string
     assert blank_arguments(parameters) == {"a": "", "n": 0, "xs": []}

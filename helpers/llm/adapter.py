@@ -65,6 +65,11 @@ ARGUMENT_FIELDS: dict[str, tuple[str, ...]] = {
     "search_hotels": ("city",),
     "search_restaurants": ("city", "cuisine"),
 }
+# A bound on what the model writes for a search: a string argument (a place, an airline, a cuisine)
+# and the whole arguments object. Without it the model, given no place, wrote 256 tokens into
+# "city" (every remembered wish in one string).
+ARGUMENT_MAX_CHARS = 40
+ARGUMENT_MAX_TOKENS = 64
 # A blank argument of each JSON type: what code reads as "nothing proposed".
 _BLANKS: dict[str, Any] = {"string": "", "integer": 0, "number": 0, "array": [], "boolean": False, "object": {}}
 
@@ -406,7 +411,7 @@ class LocalModel(Model):
         opening = '<tool_call>\n{"name": ' + json.dumps(name) + ', "arguments": '
         grammar = "%llguidance {}\nstart: %json " + json.dumps({**asked, "x-guidance": COMPACT_JSON}) + "\n"
         record = self.llm.complete(self.render(messages, offered) + opening, grammar=grammar, step="arguments",
-                                   **options)
+                                   **{**options, "max_tokens": min(options["max_tokens"], ARGUMENT_MAX_TOKENS)})
         usage.add(_usage(record))
         problem: str | None = "not an object"
         try:
@@ -475,10 +480,12 @@ class LocalModel(Model):
 
 
 def model_part(parameters: dict[str, Any], fields: tuple[str, ...] | None) -> dict[str, Any]:
-    """The part of a tool's parameters schema the model fills: `fields` (None: all of them)."""
+    """The part of a tool's parameters schema the model fills: `fields` (None: all of them), each
+    string at most ARGUMENT_MAX_CHARS long."""
     if fields is None:
         return parameters
-    properties = {k: v for k, v in (parameters.get("properties") or {}).items() if k in fields}
+    properties = {k: {**v, "maxLength": ARGUMENT_MAX_CHARS} if v.get("type") == "string" else v
+                  for k, v in (parameters.get("properties") or {}).items() if k in fields}
     return {**parameters, "properties": properties,
             "required": [k for k in parameters.get("required", []) if k in properties]}
 
