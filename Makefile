@@ -90,8 +90,10 @@ notebooks: setup
 evals: setup
 	$(BIN)/python -m helpers.evals
 
+# bench_model: the keyless turn step by step and capture recall (~10 min on 2 quiet cores), its table in
+# benchmarks/results/bench_model_make_bench.txt. Run with nothing else on the machine.
 bench: setup
-	$(BIN)/python benchmarks/bench_model.py
+	$(BIN)/python benchmarks/bench_model.py --save make_bench
 	$(BIN)/python benchmarks/bench_store.py
 	$(BIN)/python benchmarks/bench_gate.py && $(BIN)/python -m helpers.gate_eval
 	$(BIN)/python benchmarks/bench_search.py

@@ -13,16 +13,17 @@ import threading
 import time
 import urllib.request
 
+from helpers.llm.engine import auth_headers
 from helpers.notebook import start_model_server
 
 TOKENS = 96
 SUBJECTS = ["cat", "dog", "fox", "owl"]
 
 
-def complete(url: str, prompt: str, n: int) -> int:
+def complete(url: str, key: str, prompt: str, n: int) -> int:
     body = {"prompt": prompt, "n_predict": n, "temperature": 0, "seed": 1, "cache_prompt": True}
     request = urllib.request.Request(url + "/v1/completions", data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
+                                     headers=auth_headers(key))  # the server wants its secret
     with urllib.request.urlopen(request, timeout=600) as response:
         return int(json.loads(response.read())["timings"]["predicted_n"])
 
@@ -33,12 +34,12 @@ def main() -> None:
         prompts = [f"<|im_start|>user\nWrite a long story about a {s} who travels to Tokyo.<|im_end|>\n"
                    "<|im_start|>assistant\n" for s in SUBJECTS]
         for prompt in prompts:  # compute every prefix once, so only decoding is timed
-            complete(server.url, prompt, 1)
+            complete(server.url, server.key, prompt, 1)
         print(f"{os.cpu_count()} cores; {TOKENS} tokens per client")
         single = None
         for clients in (1, 2, 4):
             counts: list[int] = []
-            threads = [threading.Thread(target=lambda p=p, out=counts: out.append(complete(server.url, p, TOKENS)))
+            threads = [threading.Thread(target=lambda p=p, out=counts: out.append(complete(server.url, server.key, p, TOKENS)))
                        for p in prompts[:clients]]
             started = time.perf_counter()
             for thread in threads:

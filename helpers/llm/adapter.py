@@ -24,7 +24,8 @@ from openai.types.responses.response_usage import InputTokensDetails
 
 from helpers.llm.capture import DEFAULT_CAPTURE, CaptureQuestion, capture_stage
 from helpers.llm.engine import DEFAULT_SEED, CompletionRecord, EmbeddedLLM, embedded_llm
-from helpers.llm.grammar import ParsedOutput, build_grammar, parse_output, schema_problem, without_titles
+from helpers.llm.grammar import (COMPACT_JSON, ParsedOutput, build_grammar, parse_output, schema_problem,
+                                 without_titles)
 from helpers.llm.guards import invented_urls, narration_stop, ungrounded, unmade_call, whole_sentences
 from helpers.llm.router import DEFAULT_ROUTER, RECALL, REMEMBER, Route, Router, acknowledge_saves
 from helpers.llm.turn import SYSTEM_MARK, call_key, calls_this_turn, last_user_index, stable_first, text_of, trailing_results
@@ -54,6 +55,23 @@ ANSWER_NUDGE = ("(Now answer my message in one or two plain sentences from these
 # is asked for instead.
 # Calls one response may hold (several facts in one message); the grammar enforces it.
 MAX_CALLS_PER_RESPONSE = 4
+# The arguments the model writes for a search: those code cannot read from the message or memory
+# (helpers.arguments reads the origin, date, seat, cabin, budget, features and diet from the
+# message, else from the notes). The model picks the place among those the message names (or reads
+# a misspelt one), an airline or cuisine the message names; every other argument is sent blank,
+# for code to fill. A tool not listed here gets all its arguments from the model.
+ARGUMENT_FIELDS: dict[str, tuple[str, ...]] = {
+    "search_flights": ("destination", "airline"),
+    "search_hotels": ("city",),
+    "search_restaurants": ("city", "cuisine"),
+}
+# A bound on what the model writes for a search: a string argument (a place, an airline, a cuisine)
+# and the whole arguments object. Without it the model, given no place, wrote 256 tokens into
+# "city" (every remembered wish in one string).
+ARGUMENT_MAX_CHARS = 40
+ARGUMENT_MAX_TOKENS = 64
+# A blank argument of each JSON type: what code reads as "nothing proposed".
+_BLANKS: dict[str, Any] = {"string": "", "integer": 0, "number": 0, "array": [], "boolean": False, "object": {}}
 
 
 def _line(text: str | None) -> list[dict[str, Any]]:
@@ -107,7 +125,7 @@ class LocalModel(Model):
                  turn_nudge: str | None = TURN_NUDGE, answer_nudge: str | None = ANSWER_NUDGE,
                  echo_nudge: str | None = ECHO_NUDGE, grounded_nudge: str = GROUNDED_NUDGE,
                  data_tools: frozenset[str] = frozenset(), router: Router | None = DEFAULT_ROUTER,
-                 recall_tool: str = RECALL_TOOL):
+                 recall_tool: str = RECALL_TOOL, argument_fields: dict[str, tuple[str, ...]] | None = None):
         self._llm = llm
         self.name = name
         self.max_tokens = max_tokens
@@ -125,6 +143,7 @@ class LocalModel(Model):
         self.data_tools = data_tools
         self.router = router
         self.recall_tool = recall_tool
+        self.argument_fields = ARGUMENT_FIELDS if argument_fields is None else argument_fields
         self.routes: list[Route] = []  # what the router chose, turn by turn (notebook 00 prints them)
         # (save call ids, the answer they precede; None: acknowledge the saves from their results)
         self._held: tuple[frozenset[str], str | None] | None = None
@@ -337,8 +356,8 @@ class LocalModel(Model):
                 said: str, options: dict[str, Any], usage: Usage) -> ModelResponse:
         """A turn's first response when searches are offered: route, then do only what was asked.
 
-        A search route: that tool's arguments, filled by the model under its schema grammar (code
-        completes the rest from memory when the tool runs). RECALL: the recall tool with the
+        A search route: that tool's `argument_fields`, written by the model under their schema
+        grammar; code fills the rest from the message and memory when the tool runs. RECALL: the recall tool with the
         user's question (no completion). REMEMBER: the capture's saves, then their acknowledgement.
         Anything else, or a search whose arguments could not be read: prose without tools.
         """
@@ -380,17 +399,32 @@ class LocalModel(Model):
 
     def _arguments(self, messages: list[dict[str, Any]], offered: list[dict[str, Any]], name: str,
                    schemas: dict[str, Any], options: dict[str, Any], usage: Usage) -> tuple[str, dict[str, Any]] | None:
-        """Step 2 of a search: the call's arguments under the tool's schema grammar (a call, no prose)."""
-        tool = next(t for t in offered if t["function"]["name"] == name)
-        record = self.llm.complete(self.render(messages, offered),
-                                   grammar=build_grammar([tool], None, allow_calls=True, allow_answer=False),
-                                   step="arguments", **options)
+        """Step 2 of a search: the call's arguments under the tool's schema grammar (a call, no prose).
+
+        The call's opening (`<tool_call>`, the tool's name) is part of the prompt, not written by
+        the model: reading a token costs a fraction of writing one. The model writes only the
+        tool's `argument_fields`; the others are sent blank, and code fills them from the message
+        and memory when the tool runs.
+        """
+        parameters = schemas[name] or {"type": "object", "properties": {}}
+        asked = model_part(parameters, self.argument_fields.get(name))
+        opening = '<tool_call>\n{"name": ' + json.dumps(name) + ', "arguments": '
+        grammar = "%llguidance {}\nstart: %json " + json.dumps({**asked, "x-guidance": COMPACT_JSON}) + "\n"
+        record = self.llm.complete(self.render(messages, offered) + opening, grammar=grammar, step="arguments",
+                                   **{**options, "max_tokens": min(options["max_tokens"], ARGUMENT_MAX_TOKENS)})
         usage.add(_usage(record))
-        parsed = parse_output(record.text, {name: schemas[name]})
-        if parsed.kind != "calls":
-            self.problems.append(f"the arguments for {name} could not be read ({parsed.problem}); answered instead")
+        problem: str | None = "not an object"
+        try:
+            given = json.loads(record.text.strip())
+        except json.JSONDecodeError as error:
+            given, problem = None, f"not JSON: {error.msg}"
+        arguments = {**blank_arguments(parameters), **given} if isinstance(given, dict) else {}
+        if isinstance(given, dict):
+            problem = schema_problem(arguments, parameters)
+        if problem:
+            self.problems.append(f"the arguments for {name} could not be read ({problem}); answered instead")
             return None
-        return parsed.calls[0]
+        return name, arguments
 
     def _prose(self, messages: list[dict[str, Any]], offered: list[dict[str, Any]], options: dict[str, Any],
                usage: Usage) -> str:
@@ -443,3 +477,19 @@ class LocalModel(Model):
 
     def stream_response(self, *args, **kwargs) -> AsyncIterator[Any]:
         raise NotImplementedError("The embedded model does not stream; use Runner.run, not run_streamed.")
+
+
+def model_part(parameters: dict[str, Any], fields: tuple[str, ...] | None) -> dict[str, Any]:
+    """The part of a tool's parameters schema the model fills: `fields` (None: all of them), each
+    string at most ARGUMENT_MAX_CHARS long."""
+    if fields is None:
+        return parameters
+    properties = {k: {**v, "maxLength": ARGUMENT_MAX_CHARS} if v.get("type") == "string" else v
+                  for k, v in (parameters.get("properties") or {}).items() if k in fields}
+    return {**parameters, "properties": properties,
+            "required": [k for k in parameters.get("required", []) if k in properties]}
+
+
+def blank_arguments(parameters: dict[str, Any]) -> dict[str, Any]:
+    """Every property of a parameters schema with the blank of its type ("", 0, [], ...)."""
+    return {k: _BLANKS.get(v.get("type"), "") for k, v in (parameters.get("properties") or {}).items()}

@@ -23,9 +23,10 @@ TODAY = "2026-11-30T09:00:00Z"  # a Monday: "next Friday" is 2026-12-04
 
 
 def flight(**given):
+    """The arguments step's completion: the arguments object (the call's opening is in the prompt)."""
     arguments = {"origin": "SYD", "destination": "Tokyo", "date": "next Friday", "seat": "aisle",
                  "cabin": "economy", "airline": ""}
-    return json.dumps({"name": "search_flights", "arguments": {**arguments, **given}})
+    return json.dumps({**arguments, **given})
 
 
 async def turn(outputs, message, **concierge):
@@ -46,9 +47,10 @@ async def test_a_search_turn_routes_fills_the_arguments_and_answers_from_the_row
     assert [r.step for r in fake.history] == ["capture", "route", "arguments"]  # no prose completion
     route_grammar, arguments_grammar = fake.history[1].grammar, fake.history[2].grammar
     assert '"search_flights" | "search_hotels" | "search_restaurants" | "recall" | "remember" | "other"' in route_grammar
-    assert "answer" not in arguments_grammar and '"const": "search_flights"' in arguments_grammar
+    assert "answer" not in arguments_grammar and '"destination"' in arguments_grammar
     assert "search_hotels" not in arguments_grammar  # only the chosen tool's schema
-    assert calls == [("search_flights", json.loads(flight())["arguments"])]
+    assert fake.history[2].prompt.endswith('<tool_call>\n{"name": "search_flights", "arguments": ')
+    assert calls == [("search_flights", json.loads(flight()))]
     answer = result.final_output
     assert answer.startswith("Best of") and "Fri 2026-12-04" in answer and "AUD" in answer
 
@@ -122,8 +124,7 @@ async def test_values_from_memory_are_named_in_the_answer_with_their_note():
 
 
 async def test_a_hotel_wish_the_catalogue_has_no_data_for_is_said_not_invented():
-    hotel = json.dumps({"name": "search_hotels", "arguments": {"city": "Tokyo", "max_price": 250,
-                                                               "features": ["beach"]}})
+    hotel = json.dumps({"city": "Tokyo", "max_price": 250, "features": ["beach"]})
     result, *_ = await turn(["[]", "search_hotels", hotel], "A hotel near the beach in Tokyo, please.")
     assert "The catalogue has no data on beach, so that was not checked." in result.final_output
     assert "under 250 AUD" in result.final_output
@@ -143,7 +144,7 @@ def test_the_router_reads_only_its_own_words():
 async def test_without_a_router_the_model_chooses_its_own_calls():
     state = load_example_state()
     state.pinned_now = TODAY
-    fake = FakeLLM(["[]", flight()])
+    fake = FakeLLM(["[]", json.dumps({"name": "search_flights", "arguments": json.loads(flight())})])
     model = LocalModel(fake, router=None)
     result = await run_turn(make_concierge(model=model), state, "Find me a flight to Tokyo next Friday.")
     assert model.routes == [] and len(fake.history) == 2  # capture, then the model's own call
@@ -171,3 +172,32 @@ async def test_the_capture_questions_notes_are_saved_whatever_the_route(route, t
     _, calls, _, model, state = await turn([save, route, *then], "I'm vegetarian. Find me a flight to Tokyo.")
     assert model.routes[-1].kind == route
     assert calls[0][0] == "save_memory_note" and [n.text for n in state.session_notes] == ["Is vegetarian"]
+
+
+async def test_the_model_writes_only_the_arguments_code_cannot_fill_and_the_rest_go_out_blank():
+    result, calls, fake, *_ = await turn(["[]", "search_flights", json.dumps({"destination": "Tokyo", "airline": ""})],
+                                         "Find me a flight to Tokyo next Friday.", filler=as_given)
+    grammar = fake.history[2].grammar
+    assert '"destination"' in grammar and '"airline"' in grammar
+    assert '"seat"' not in grammar and '"origin"' not in grammar and '"date"' not in grammar
+    assert '"maxLength": 40' in grammar and fake.options[2]["max_tokens"] == 64  # a runaway value is cut short
+    assert calls == [("search_flights", {"origin": "", "destination": "Tokyo", "date": "", "seat": "",
+                                         "cabin": "", "airline": ""})]
+
+
+async def test_arguments_that_are_not_an_object_get_prose_instead_of_a_search():
+    result, calls, fake, model, _ = await turn(["[]", "search_flights", "[1, 2]", "Sorry, say that again?"],
+                                               "Find me a flight to Tokyo next Friday.")
+    assert calls == [] and [r.step for r in fake.history] == ["capture", "route", "arguments", "prose"]
+    assert "could not be read (not an object)" in model.problems[-1]
+
+
+def test_a_tool_without_listed_fields_gets_all_its_arguments_from_the_model():
+    from helpers.llm.adapter import blank_arguments, model_part
+    parameters = {"type": "object", "properties": {"a": {"type": "string"}, "n": {"type": "integer"},
+                                                   "xs": {"type": "array"}}, "required": ["a", "n", "xs"]}
+    assert model_part(parameters, None) == parameters
+    assert model_part(parameters, ("n",))["properties"] == {"n": {"type": "integer"}}
+    assert model_part(parameters, ("n",))["required"] == ["n"]
+    assert model_part(parameters, ("a",))["properties"]["a"]["maxLength"] == 40  # a bounded string
+    assert blank_arguments(parameters) == {"a": "", "n": 0, "xs": []}
