@@ -60,9 +60,9 @@ def compose_search(outcome: SearchOutcome) -> str:
             parts.append("Also: " + "; ".join(rows[1:1 + SHOWN_ALSO]) + ".")
     if (line := memory_line(outcome)) is not None:
         parts.append(line)
-    if outcome.dropped:
-        left = ", ".join(f"{name} {value!r}" for name, value in outcome.dropped.items())
-        parts.append(f"Left out {left}: neither your message nor your notes ask for it.")
+    # `outcome.dropped` (values the model proposed that no message or note supports) stays out of
+    # the answer: naming them would show the user an airline or place nobody asked for and no
+    # result gave. The inspector lists them.
     if outcome.unchecked:
         parts.append(f"The catalogue has no data on {', '.join(outcome.unchecked)}, so that was not checked.")
     return "\n".join(parts)

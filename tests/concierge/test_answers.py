@@ -81,3 +81,17 @@ async def test_a_search_with_no_place_beside_a_save_is_nobodys_request_and_the_a
     # Asked for a flight with no place and nothing said to keep: the answer says what is missing.
     asked = await turn([search], "Find me a flight please.")
     assert asked.final_output == "I need an origin to search; none was given or remembered."
+
+
+def test_a_value_the_model_proposed_and_nothing_supports_is_not_named_in_the_answer():
+    """The filler drops an airline nobody asked for; the answer must not name it (no result gave it)."""
+    from dataclasses import replace
+
+    from helpers.answers import compose_search
+    from helpers.travel import run_search
+
+    found = run_search("search_flights", {"origin": "SYD", "destination": "Perth", "date": "4 December"},
+                       today=datetime(2026, 12, 1).date())
+    assert found.rows, found.text
+    answer = compose_search(replace(found, dropped={"airline": "Air New Zealand"}))
+    assert "Air New Zealand" not in answer and answer.startswith("Best of")
