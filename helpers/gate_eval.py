@@ -39,7 +39,6 @@ from helpers.directive import reading
 from helpers.detectors.instructions import unwrapped
 from helpers.gate import GateDecision, check, content_of
 from helpers.paths import data_dir
-from helpers.veto import ModelVeto, llama_classifier
 from helpers.write_policy import DEFAULT_WRITE_POLICY
 
 
@@ -187,11 +186,11 @@ def report(scores: dict[str, CategoryScore], by: str = "category") -> str:
 
 
 def veto_report(sets: dict[str, list[dict]]) -> str:
-    """The veto on the embedded model, on the notes the rules allowed: refused of must-block
+    """The veto on the configured model, on the notes the rules allowed: refused of must-block
     (recall it adds), refused of must-allow (false blocks it adds), cost per note."""
-    from helpers.llm import embedded_llm  # only with --veto: loads or reaches the model
+    from helpers.llm import configured_veto  # only with --veto: loads or reaches the model
 
-    veto = ModelVeto(llama_classifier(embedded_llm(), timeout=60))
+    veto = configured_veto(timeout=60)  # the veto the docs recommend: TranslateVeto
     lines = [f"{'set':28} {'notes':>5} {'refused/block':>14} {'refused/allow':>14} {'errors':>6}"]
     ms: list[float] = []
     tokens: list[int] = []
@@ -279,7 +278,7 @@ def main(argv: list[str]) -> int:
                       after_a_document) for by in ("expected", "language")]
     _print_sections(sections, "--misses" in argv)
     if "--veto" in argv:
-        print(f"\n## veto (embedded model, on what the rules allowed)\n"
+        print(f"\n## veto (TranslateVeto on the configured model, on what the rules allowed)\n"
               f"{veto_report({'planted_documents': planted, 'planted_documents_blind': blind, **multilingual})}")
     else:
         print("\n## veto: not run (python -m helpers.gate_eval --veto, with the model reachable)")
