@@ -5,9 +5,8 @@ from agents import set_tracing_disabled
 
 from helpers.consolidation import merge_notes
 from helpers.hooks import PromptCapture
-from helpers.lifecycle import MovableClock, open_memory
+from helpers.lifecycle import open_memory
 from helpers.state import MemoryNote, fixed_clock
-from helpers.store import MemoryStore
 from tests.scripted_model import ScriptedModel
 
 set_tracing_disabled(True)
@@ -22,17 +21,6 @@ def save(text, keywords=("seat",), kind="preference"):
 
 def refuse_if_called(system, input, tools):
     raise AssertionError("the consolidator was asked although nothing could change")
-
-
-@pytest.fixture
-def clock():
-    return MovableClock("2026-11-02T09:00:00Z")
-
-
-@pytest.fixture
-def store(clock):
-    with MemoryStore.open(":memory:", clock=clock) as store:
-        yield store
 
 
 async def test_three_sessions_days_apart_each_ended_in_one_call(store, clock):

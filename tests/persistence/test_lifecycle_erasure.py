@@ -1,12 +1,10 @@
 """Erasure reaches everything an open session holds: its history, a compaction summary, the
 prompts kept for the inspector, the turn results; and every store change reaches the session."""
 
-import pytest
 from agents import set_tracing_disabled
 
 from helpers.hooks import PromptCapture
-from helpers.lifecycle import MovableClock, open_memory
-from helpers.store import MemoryStore
+from helpers.lifecycle import open_memory
 from tests.history_items import reply, user
 from tests.scripted_model import ScriptedModel
 
@@ -15,17 +13,6 @@ set_tracing_disabled(True)
 
 def save(text, keywords=("seat",), kind="preference"):
     return {"tool": "save_memory_note", "arguments": {"text": text, "keywords": list(keywords), "kind": kind}}
-
-
-@pytest.fixture
-def clock():
-    return MovableClock("2026-11-02T09:00:00Z")
-
-
-@pytest.fixture
-def store(clock):
-    with MemoryStore.open(":memory:", clock=clock) as store:
-        yield store
 
 
 def said(capture):
