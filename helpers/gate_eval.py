@@ -2,7 +2,7 @@
 
     python -m helpers.gate_eval            # the tables
     python -m helpers.gate_eval --misses   # and every case the gate got wrong
-    python -m helpers.gate_eval --veto     # and the veto on the embedded model (AGENT_MEMORY_LLM_URL)
+    python -m helpers.gate_eval --veto     # and the veto (TranslateVeto) on the configured model
     python -m helpers.gate_eval --set PATH      # only an external set shaped like gate_multilingual_blind.json
     python -m helpers.gate_eval --planted PATH  # only an external set shaped like planted_documents_blind.json
 
