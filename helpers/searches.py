@@ -2,6 +2,7 @@
 
 Used by every notebook's concierge; memory fills their arguments in `helpers.travel` (notebook 05).
 - `find_flights`, `find_hotels`, `find_restaurants`: plain Python, return rows (tests, notebooks);
+  a flight search's words are read once, by `flight_query`, into a `FlightQuery`;
 - `flight_results`, `hotel_results`, `restaurant_results`: the same search as a few short lines
   a 1.5B model can summarise, with a clear sentence on no results or a bad argument;
 - `search_flights`, `search_hotels`, `search_restaurants` (`TRAVEL_TOOLS`): those as Agents SDK
@@ -65,24 +66,32 @@ def _yes(value: str) -> bool:
 
 @dataclass(frozen=True)
 class FlightQuery:
+    """A flight search read against the catalogue: airport codes, the day, and the catalogue's
+    names for seat, cabin and airline ("" for any airline)."""
+
     origins: list[str]
     destinations: list[str]
     day: date
     seat: str
     cabin: str
     airline: str
+    airline_said: str = ""  # the airline as the caller wrote it, for the answer's heading
 
 
-def _flight_query(
+def flight_query(
     origin: str,
     destination: str,
-    when: str,
-    seat: str,
-    cabin: str,
-    airline: str,
+    when: str = "",
+    seat: str = "any",
+    cabin: str = "economy",
+    airline: str = "",
+    *,
     today: date,
-    catalogue: Catalogue,
+    catalogue: Catalogue | None = None,
 ) -> FlightQuery:
+    """The words of a flight search as a `FlightQuery`; `find_flights` and `flight_results` take
+    these same arguments. Raises BadArgument for an unknown place, date, seat, cabin or airline."""
+    catalogue = catalogue or default_catalogue()
     airline_folded = fold_name(airline)
     if airline_folded in ("any", "none", "no preference"):
         airline_folded = ""
@@ -101,6 +110,7 @@ def _flight_query(
         _choice(seat, SEATS, "seat", "any"),
         _choice(cabin, CABINS, "cabin", "economy"),
         airline_folded,
+        airline.strip(),
     )
 
 
@@ -110,21 +120,14 @@ def _price(flight: dict[str, str], cabin: str) -> int | None:
 
 
 def find_flights(
-    origin: str,
-    destination: str,
-    when: str = "",
-    seat: str = "any",
-    cabin: str = "economy",
-    airline: str = "",
-    *,
-    today: date,
-    catalogue: Catalogue | None = None,
+    *search: Any, today: date, catalogue: Catalogue | None = None, **named: Any
 ) -> list[dict[str, str]]:
     """Flights that fly on that date, in that cabin, with that seat free; cheapest first.
 
-    Raises BadArgument for an unknown place, date, seat, cabin or airline."""
+    Takes `flight_query`'s arguments: `find_flights("Sydney", "Tokyo", "next Friday", "aisle",
+    today=...)`. Raises BadArgument for an unknown place, date, seat, cabin or airline."""
     catalogue = catalogue or default_catalogue()
-    q = _flight_query(origin, destination, when, seat, cabin, airline, today, catalogue)
+    q = flight_query(*search, today=today, catalogue=catalogue, **named)
     return _matching_flights(q, catalogue)[0]
 
 
@@ -182,20 +185,13 @@ def _flight_line(f: dict[str, str], q: FlightQuery) -> str:
 
 
 def flight_results(
-    origin: str,
-    destination: str,
-    when: str = "",
-    seat: str = "any",
-    cabin: str = "economy",
-    airline: str = "",
-    *,
-    today: date,
-    catalogue: Catalogue | None = None,
+    *search: Any, today: date, catalogue: Catalogue | None = None, **named: Any
 ) -> str:
-    """The flight search as a few short lines for the model, or one sentence saying why none."""
+    """The flight search (`flight_query`'s arguments, as `find_flights`) as a few short lines for
+    the model, or one sentence saying why none."""
     catalogue = catalogue or default_catalogue()
     try:
-        q = _flight_query(origin, destination, when, seat, cabin, airline, today, catalogue)
+        q = flight_query(*search, today=today, catalogue=catalogue, **named)
     except BadArgument as error:
         return str(error)
     day = f"{WEEKDAYS[q.day.weekday()]} {q.day.isoformat()}"
@@ -208,7 +204,7 @@ def flight_results(
             [
                 q.cabin,
                 f"{q.seat} seat" if q.seat != "any" else "",
-                f"on {airline.strip()}" if q.airline else "",
+                f"on {q.airline_said}" if q.airline else "",
             ],
         )
     )
@@ -266,14 +262,8 @@ def hotel_features(features: list[str] | None, *, set_aside: list[str] | None = 
     return list(dict.fromkeys(chosen))
 
 
-def find_hotels(
-    city: str,
-    max_price: int = 0,
-    features: list[str] | None = None,
-    area: str = "",
-    *,
-    catalogue: Catalogue | None = None,
-) -> list[dict[str, str]]:
+def find_hotels(city: str, max_price: int = 0, features: list[str] | None = None,
+                area: str = "", *, catalogue: Catalogue | None = None) -> list[dict[str, str]]:
     """Hotels in a city at or under max_price AUD a night (0: no limit) with every feature asked
     for, in that area if given; best rated first. BadArgument on an unknown city or feature."""
     catalogue = catalogue or default_catalogue()
@@ -300,14 +290,8 @@ def _matching_hotels(
     return sorted(rows, key=lambda h: (-float(h["rating"]), int(h["nightly_aud"]), h["name"]))
 
 
-def hotel_results(
-    city: str,
-    max_price: int = 0,
-    features: list[str] | None = None,
-    area: str = "",
-    *,
-    catalogue: Catalogue | None = None,
-) -> str:
+def hotel_results(city: str, max_price: int = 0, features: list[str] | None = None,
+                  area: str = "", *, catalogue: Catalogue | None = None) -> str:
     catalogue = catalogue or default_catalogue()
     # A wish the catalogue has no column for ("beach") is set aside and said, not an error: a small
     # model told "Unknown feature" invents hotels; given results and the note, it has something true to say.
@@ -351,14 +335,8 @@ def _hotel_lines(rows: list[dict[str, str]], name: str, max_price: int, wanted: 
 # ---- restaurants -----------------------------------------------------------------------------
 
 
-def find_restaurants(
-    city: str,
-    diet: str = "any",
-    cuisine: str = "",
-    area: str = "",
-    *,
-    catalogue: Catalogue | None = None,
-) -> list[dict[str, str]]:
+def find_restaurants(city: str, diet: str = "any", cuisine: str = "", area: str = "", *,
+                     catalogue: Catalogue | None = None) -> list[dict[str, str]]:
     """Restaurants in a city that serve the diet ("any" for none), of that cuisine and area if
     given; best rated first. Raises BadArgument on an unknown city or diet."""
     catalogue = catalogue or default_catalogue()
@@ -395,14 +373,8 @@ def _matching_restaurants(
     return sorted(rows, key=lambda r: (-float(r["rating"]), r["name"]))
 
 
-def restaurant_results(
-    city: str,
-    diet: str = "any",
-    cuisine: str = "",
-    area: str = "",
-    *,
-    catalogue: Catalogue | None = None,
-) -> str:
+def restaurant_results(city: str, diet: str = "any", cuisine: str = "", area: str = "", *,
+                       catalogue: Catalogue | None = None) -> str:
     catalogue = catalogue or default_catalogue()
     try:
         name, wanted = city_for(city, catalogue), _diet(diet)
@@ -501,6 +473,7 @@ __all__ = [
     "find_flights",
     "find_hotels",
     "find_restaurants",
+    "flight_query",
     "flight_results",
     "hotel_features",
     "hotel_results",

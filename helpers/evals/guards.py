@@ -58,44 +58,31 @@ def _gate_off(options: RunOptions) -> RunOptions:
     return replace(options, write_policy=_write_policy_without(*rules))
 
 
+def _rule_off(rule_id: str) -> Callable[[RunOptions], RunOptions]:
+    return lambda options: replace(options, write_policy=_write_policy_without(rule_id))
+
+
+def _option_off(field: str) -> Callable[[RunOptions], RunOptions]:
+    return lambda options: replace(options, **{field: False})
+
+
 GUARDS: dict[str, tuple[str, Callable[[RunOptions], RunOptions]]] = {
     # name: (what it protects, how the runner switches it off)
-    "gate": (
-        "the write policy refuses unsafe notes (injections, contact details, secrets, words "
-        "the user "
-        "never said)",
-        _gate_off,
-    ),
-    "scope": (
-        "'this time' wording in the user's sentence makes a note session-scoped, so it never "
-        "reaches "
-        "long-term memory",
-        lambda o: replace(o, write_policy=_write_policy_without("scope_by_sentence")),
-    ),
-    "grounding": (
-        "names and numbers in a note must come from the user's own words",
-        lambda o: replace(o, write_policy=_write_policy_without("ungrounded")),
-    ),
-    "truncation": (
-        "oversized tool output is cut, with a marker, before it reaches the model",
-        lambda o: replace(o, truncate_tool_output=False),
-    ),
-    "tenant": (
-        "the store keys memory by tenant and user, not by user id alone",
-        lambda o: replace(o, tenant_keyed=False),
-    ),
-    "expiry": (
-        "expired notes are not served as live by the store",
-        lambda o: replace(o, expiry=False),
-    ),
-    "recency": (
-        "in a conflict the newer note wins, whichever way round the model names them",
-        lambda o: replace(o, recency=False),
-    ),
-    "filler": (
-        "memory fills a search's missing arguments in code, by the precedence policy",
-        lambda o: replace(o, filler=as_given),
-    ),
+    "gate": ("the write policy refuses unsafe notes (injections, contact details, secrets, "
+             "words the user never said)", _gate_off),
+    "scope": ("'this time' wording in the user's sentence makes a note session-scoped, so it "
+              "never reaches long-term memory", _rule_off("scope_by_sentence")),
+    "grounding": ("names and numbers in a note must come from the user's own words",
+                  _rule_off("ungrounded")),
+    "truncation": ("oversized tool output is cut, with a marker, before it reaches the model",
+                   _option_off("truncate_tool_output")),
+    "tenant": ("the store keys memory by tenant and user, not by user id alone",
+               _option_off("tenant_keyed")),
+    "expiry": ("expired notes are not served as live by the store", _option_off("expiry")),
+    "recency": ("in a conflict the newer note wins, whichever way round the model names them",
+                _option_off("recency")),
+    "filler": ("memory fills a search's missing arguments in code, by the precedence policy",
+               lambda options: replace(options, filler=as_given)),
 }
 
 
