@@ -1,14 +1,17 @@
 """Stage 8 — persistence (notebook 08): the caseless forms text is matched in.
 
-`caseless` (case: NFKC, then Unicode casefold) is what consolidation compares words in; `loose`
-(case and accents, every dash and apostrophe one character) is what `forget(matching=)`
-compares, so an erasure typed without accents still reaches the note. Both are for comparing,
-never for storing.
+`caseless` (case only: NFKC, then Unicode casefold; accents kept) is what consolidation compares
+words in and what the keyword index holds; `loose` (`helpers.text.fold`, the one folding of case,
+width and accents, with every dash and apostrophe one character) is what `forget(matching=)`
+compares, so an erasure typed without accents still reaches the note. Both are for comparing and
+indexing, never for the text a note keeps.
 """
 
 from __future__ import annotations
 
 import unicodedata
+
+from helpers.text import fold
 
 
 def caseless(text: str) -> str:
@@ -23,12 +26,15 @@ _PLAIN = str.maketrans({"ø": "o", "ł": "l", "đ": "d", "ð": "d", "ħ": "h", "
 
 
 def loose(text: str) -> str:
-    """`caseless` without accents: what `forget(matching=)` compares, so "Zurich" erases "Zürich",
-    "Lodz" erases "Łódź" and "Aero" erases "Ærø" (a user who types without accents means the
-    same place; an erasure may take a little more than asked, never less). Every dash is "-"
-    and every apostrophe "'", so a number or a name typed on another keyboard still matches."""
-    plain = "".join(c for c in unicodedata.normalize("NFKD", caseless(text)) if not unicodedata.combining(c))
-    return "".join("-" if unicodedata.category(c) == "Pd" else c for c in plain.translate(_PLAIN))
+    """`helpers.text.fold` (case, width, accents, invisible characters), with the Latin letters
+    Unicode does not decompose made plain: what `forget(matching=)` compares, so "Zurich" erases
+    "Zürich", "Lodz" erases "Łódź" and "Aero" erases "Ærø" (a user who types without accents means
+    the same place; an erasure may take a little more than asked, never less). Every dash is "-"
+    and every apostrophe "'", so a number or a name typed on another keyboard still matches.
+    Hangul stays decomposed (NFD), so a text folded one character at a time (the audit's masking)
+    matches the same text folded whole."""
+    plain = unicodedata.normalize("NFD", fold(text)).translate(_PLAIN)
+    return "".join("-" if unicodedata.category(c) == "Pd" else c for c in plain)
 
 
 __all__ = ["caseless", "loose"]
