@@ -15,7 +15,9 @@ from typing import Any
 import pytest
 from agents import set_tracing_disabled
 
+from helpers.lifecycle import MovableClock
 from helpers.state import MemoryNote
+from helpers.store import MemoryStore
 
 # Tests never upload traces: there is no key, and retries would slow every exit.
 set_tracing_disabled(True)
@@ -40,6 +42,22 @@ def notes_dated(default_day: str) -> Callable[..., MemoryNote]:
 
 
 note = notes_dated("2026-05-01")
+
+NOW = "2026-06-01T09:00:00Z"  # the tests' "now", unless a stage's conftest.py or a module sets its own
+
+
+@pytest.fixture
+def clock():
+    """A clock at NOW that a test can move (`clock.set(...)`, `clock.advance(days=...)`); a
+    stage's conftest.py or a test module overrides it to start elsewhere."""
+    return MovableClock(NOW)
+
+
+@pytest.fixture
+def store(clock):
+    """An in-memory store on `clock`: the one `store` fixture every stage's tests share."""
+    with MemoryStore.open(":memory:", clock=clock) as store:
+        yield store
 
 
 def _browser_missing() -> str | None:

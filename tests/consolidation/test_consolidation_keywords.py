@@ -5,15 +5,15 @@ import pytest
 
 from helpers.catalogue import default_catalogue
 from helpers.consolidation import deterministic_merge, split_keywords
-from helpers.state import MemoryNote, fixed_clock
+from helpers.state import fixed_clock
+from tests.conftest import notes_dated
 
 CLOCK = fixed_clock("2026-11-30T09:00:00Z")
 # Places our travel catalogue does not name: held-out text for a rule that must not read it.
 UNSEEN_PLACES = ["reykjavik", "kyoto", "marrakech", "nairobi", "vancouver"]
 
 
-def note(text, keywords):
-    return MemoryNote(text=text, observed_at="2026-11-30", keywords=keywords)
+note = notes_dated("2026-11-30")
 
 
 def test_the_unseen_places_are_not_in_the_catalogue():
@@ -24,20 +24,20 @@ def test_the_unseen_places_are_not_in_the_catalogue():
 
 @pytest.mark.parametrize("place", UNSEEN_PLACES + ["Reykjavik", "Kyoto"])
 def test_a_place_no_catalogue_names_is_dropped_when_the_text_does_not_state_it(place):
-    kept, dropped = split_keywords(note("Is vegetarian", ["diet", place]))
+    kept, dropped = split_keywords(note("Is vegetarian", keywords=["diet", place]))
     assert (kept, dropped) == (["diet"], [place])
 
 
 @pytest.mark.parametrize("place", ["reykjavik", "Reykjavik", "kyoto"])
 def test_a_place_the_text_states_stays_a_keyword(place):
-    kept, dropped = split_keywords(note(f"Lives in {place.title()}", ["home", place]))
+    kept, dropped = split_keywords(note(f"Lives in {place.title()}", keywords=["home", place]))
     assert (kept, dropped) == (["home", place], [])
 
 
 @pytest.mark.parametrize("one_off", ["sarah", "hilton", "next friday", "saturday", "june 14", "2027",
                                      "this", "weekend in kyoto"])
 def test_a_name_date_or_number_the_text_does_not_state_is_dropped(one_off):
-    kept, dropped = split_keywords(note("Prefers an aisle seat", ["seat", one_off]))
+    kept, dropped = split_keywords(note("Prefers an aisle seat", keywords=["seat", one_off]))
     assert (kept, dropped) == (["seat"], [one_off])
 
 
@@ -51,12 +51,12 @@ def test_a_name_date_or_number_the_text_does_not_state_is_dropped(one_off):
     ("Is allergic to peanuts", ["peanut", "food"]),
 ])
 def test_topic_keywords_stay(text, keywords):
-    assert split_keywords(note(text, keywords)) == (keywords, [])
+    assert split_keywords(note(text, keywords=keywords)) == (keywords, [])
 
 
 def test_the_merge_keeps_the_topic_and_says_which_keywords_it_dropped():
-    diet = note("Vegetarian", ["vegetarian", "reykjavik", "next friday"])
-    home = note("Lives in Reykjavik", ["home", "reykjavik"])
+    diet = note("Vegetarian", keywords=["vegetarian", "reykjavik", "next friday"])
+    home = note("Lives in Reykjavik", keywords=["home", "reykjavik"])
     notes, report = deterministic_merge([], [diet, home], clock=CLOCK)
     by_text = {n.text: n for n in notes}
     assert by_text["Vegetarian"].keywords == ["vegetarian"]
@@ -72,4 +72,4 @@ def test_the_rule_reads_no_catalogue(monkeypatch):
         raise AssertionError("split_keywords read the travel catalogue")
 
     monkeypatch.setattr(helpers.catalogue, "default_catalogue", no_catalogue)
-    assert split_keywords(note("Lives in Hobart", ["home", "hobart", "perth"])) == (["home", "hobart"], ["perth"])
+    assert split_keywords(note("Lives in Hobart", keywords=["home", "hobart", "perth"])) == (["home", "hobart"], ["perth"])

@@ -7,15 +7,12 @@ from agents import set_tracing_disabled
 
 from helpers.attributes import attributes_of, named_subject
 from helpers.consolidation import merge_notes
-from helpers.state import MemoryNote, fixed_clock
+from helpers.state import fixed_clock
 from tests.scripted_model import ScriptedModel
+from tests.conftest import note
 
 set_tracing_disabled(True)
 CLOCK = fixed_clock("2026-11-30T09:00:00Z")
-
-
-def note(text, observed_at, keywords):
-    return MemoryNote(text=text, observed_at=observed_at, keywords=keywords, kind="fact")
 
 
 def plan(decisions):
@@ -24,7 +21,8 @@ def plan(decisions):
 
 
 async def run(older, newer, keywords, action):
-    old, new = note(older, "2026-01-02", keywords), note(newer, "2026-11-29", keywords)
+    old = note(older, "2026-01-02", keywords=keywords, kind="fact")
+    new = note(newer, "2026-11-29", keywords=keywords, kind="fact")
     decisions = [(old.id, "supersede", new.id), (new.id, "keep", "")] if action == "supersede" else \
         [(old.id, "keep", ""), (new.id, "keep", "")]
     merged, report = await merge_notes([old], [new], ScriptedModel([plan(decisions)]), clock=CLOCK)

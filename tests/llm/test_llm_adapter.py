@@ -528,7 +528,7 @@ def test_an_answer_that_describes_a_call_is_replaced_by_the_call():
 
 # ---- the capture question: memory first, asked on its own --------------------------------------
 
-def note(text, keywords=("diet",)):
+def note_arguments(text, keywords=("diet",)):
     return {"text": text, "keywords": list(keywords)}
 
 
@@ -540,7 +540,7 @@ def capture_run(outputs, message="I'm vegetarian.", tools=(save_memory_note,)):
 
 
 def test_the_capture_question_saves_first_and_its_answer_follows_without_another_call():
-    result, fake = capture_run([json.dumps([note("Is vegetarian")]), "Noted: vegetarian."])
+    result, fake = capture_run([json.dumps([note_arguments("Is vegetarian")]), "Noted: vegetarian."])
     assert saved == ["Is vegetarian"] and result.final_output == "Noted: vegetarian."
     assert len(fake.history) == 2  # the question, then the agent's call; the held answer costs nothing
     question, agent_call = fake.history
@@ -563,7 +563,7 @@ def test_a_capture_answer_that_is_not_json_saves_nothing_and_the_turn_goes_on():
 
 def test_after_a_tool_result_the_question_reads_it_and_the_answer_is_asked_for():
     search = json.dumps({"name": "search_things", "arguments": {"city": "Perth"}})
-    result, fake = capture_run([json.dumps([note("Is vegetarian")]), search, "[]", "Three things in Perth."],
+    result, fake = capture_run([json.dumps([note_arguments("Is vegetarian")]), search, "[]", "Three things in Perth."],
                                message="I'm vegetarian. What is there in Perth?",
                                tools=(save_memory_note, search_things))
     assert saved == ["Is vegetarian"] and result.final_output == "Three things in Perth."
@@ -587,7 +587,7 @@ def test_the_capture_stage_is_the_turn_start_or_another_tools_result():
 
 
 def test_a_repeated_or_invalid_capture_note_is_not_called():
-    result, fake = capture_run([json.dumps([note("Is vegetarian"), note("Is vegetarian"), {"text": 5}]), "Ok."])
+    result, fake = capture_run([json.dumps([note_arguments("Is vegetarian"), note_arguments("Is vegetarian"), {"text": 5}]), "Ok."])
     assert saved == ["Is vegetarian"]
 
 

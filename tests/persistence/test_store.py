@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
+from helpers.lifecycle import MovableClock
 from helpers.state import fixed_clock, load_example_state
 from helpers.store import (
     SCHEMA_VERSION, CorruptStoreError, MemoryStore, SchemaTooNewError, StoreError, StoreLockedError, UserMemory,
@@ -19,26 +20,13 @@ from helpers.store import (
 from helpers.store_schema import MIGRATIONS
 from helpers.store_base import note_row
 from helpers.write_policy import WritePolicy
-from tests.conftest import note
-
-NOW = "2026-06-01T09:00:00Z"
-
-
-
-class MovableClock:
-    """A clock a test can move forward."""
-
-    def __init__(self, iso):
-        self.now = fixed_clock(iso)()
-
-    def __call__(self):
-        return self.now
+from tests.conftest import NOW, note
 
 
 @pytest.fixture
-def store():
-    with MemoryStore.open(clock=fixed_clock(NOW)) as s:
-        yield s
+def clock():
+    """These tests' store opens at NOW (tests/conftest.py's `store` runs on this clock)."""
+    return MovableClock(NOW)
 
 
 @pytest.fixture

@@ -17,10 +17,11 @@ import textwrap
 
 import pytest
 
-from helpers.state import MemoryNote, fixed_clock
+from helpers.state import fixed_clock
 from helpers.store import (
     CorruptStoreError, MemoryStore, StoreFullError, StoreReadOnlyError,
 )
+from tests.conftest import note
 
 NOW = "2026-06-01T09:00:00Z"
 CLOCK = fixed_clock(NOW)
@@ -35,10 +36,6 @@ def fault_table():
     print(f"\n{'fault':<{width}} | outcome | data lost")
     for fault, outcome, lost in FAULTS:
         print(f"{fault:<{width}} | {outcome} | {lost}")
-
-
-def note(text, observed_at="2026-05-01", **fields):
-    return MemoryNote(text=text, observed_at=observed_at, **fields)
 
 
 def prepare(path):

@@ -14,6 +14,7 @@ from helpers.arguments import (
 from helpers.paths import data_dir
 from helpers.policy import DEFAULT_POLICY, PRECEDENCE, Policy
 from helpers.state import MemoryNote, MemoryState, load_example_state
+from tests.conftest import notes_dated
 
 NOW = "2026-12-01T09:00:00Z"
 FLIGHT = "Find me a flight to Tokyo on 11 December."
@@ -27,8 +28,7 @@ def state(*notes: MemoryNote, profile: dict | None = None) -> MemoryState:
     return s
 
 
-def note(text: str, day: str = "2026-09-20", scope: str = "global", **kw) -> MemoryNote:
-    return MemoryNote(text=text, observed_at=day, scope=scope, **kw)  # type: ignore[arg-type]
+note = notes_dated("2026-09-20")
 
 
 AISLE = note("Prefers aisle seats on flights", "2026-03-14")

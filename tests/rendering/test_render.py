@@ -6,14 +6,11 @@ from helpers.render import (
     BEYOND_TOP_K, DELETED, EXPIRED, FILTERED, NONE_LINE, SUPERSEDED, format_notes, matches_keywords,
     render_frontmatter, render_note_line, render_notes, select_notes,
 )
-from helpers.state import MemoryNote, fixed_clock, load_example_state
+from helpers.state import fixed_clock, load_example_state
+from tests.conftest import note
 
 NOW = "2026-11-30T09:00:00Z"
 clock = fixed_clock(NOW)
-
-
-def note(text, day, **kw):
-    return MemoryNote(text=text, observed_at=day, **kw)
 
 
 def test_frontmatter_is_yaml_between_dashes_in_given_key_order():

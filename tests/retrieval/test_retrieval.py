@@ -23,16 +23,7 @@ from helpers.state import fixed_clock, parse_time
 from helpers.store import MemoryStore, _INSERT_NOTE
 from helpers.store_schema import MIGRATIONS, owner_token
 from helpers.store_base import note_row
-from tests.conftest import note
-
-NOW = "2026-06-01T09:00:00Z"
-
-
-
-@pytest.fixture
-def store():
-    with MemoryStore.open(clock=fixed_clock(NOW)) as s:
-        yield s
+from tests.conftest import NOW, note
 
 
 def texts(scored):
