@@ -1,8 +1,7 @@
-"""Red team, round two: stories written for this file (other names, places, numbers, languages
-and phrasings than the other consolidation and policy tests) against the course's claims:
-neither invents nor loses, superseded not lost, newest wins, one-off stays session-scoped,
-top-k / filters / budget. The first group broke on the code before this file (each fixed by a
-general rule, see the test's comment); the second group held and stays pinned."""
+"""The course's promises for consolidation and note selection, on stories with other names,
+places, numbers, languages and phrasings than the other consolidation and policy tests: neither
+invents nor loses, superseded is not lost, the newest wins, a one-off stays session-scoped, and
+top-k, keyword filters and the budget count only live notes."""
 
 import pytest
 from agents import set_tracing_disabled
