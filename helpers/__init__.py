@@ -23,6 +23,7 @@ Stage 2 — capture (notebook 02)
     directive            is a note about the user, or a message to her agent?
     veto                 a model that may refuse a note the rules allow, never allow one they refuse
     text                 words in any script: fold, tokens, stem, and unsupported(text, sources)
+    safety               which notes are about health or safety (stored "restricted", ranked first)
     ledger               every write decision, allowed or refused, as a keyed digest
     gate_eval            recall and false blocks of the write defence on labelled sets
 Stage 3 — rendering (notebook 03)

@@ -10,9 +10,10 @@ The pipeline, after the design notes (each step lives in one place):
 
 Safety first is a rule on the note's own signal, not on its words: a note stored with
 sensitivity "restricted" (health, safety and other special-category facts: an allergy, a
-medication, a disability) outranks every convenience note that the request concerns as much,
-however new the other note is, and is not cut by the score threshold for being old. Notebook 10
-teaches why: for "Please order my meal" the allergy must come before the aisle seat.
+medication, a disability; the capture tool sets it, see `helpers.safety`) outranks every
+convenience note that the request concerns as much, however new the other note is, and is not
+cut by the score threshold for being old. Notebook 10 teaches why: for "Please order my meal"
+the allergy must come before the aisle seat.
 
 A store backend only recalls: `UserMemory.search` (SQLite) and `PostgresUserMemory.search`
 run the filtered full-text query and hand the candidates to `rank`, so both backends
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from helpers.render import inline, render_note_line
+from helpers.safety import SAFETY_SENSITIVITY
 from helpers.state import MemoryNote, parse_time
 from helpers.text import NOT_A_TOPIC, STOPWORDS
 from helpers.text import stem as _stem_word
@@ -146,9 +148,6 @@ def term_weights(text: str) -> dict[str, float]:
 
 
 # -- ranking --------------------------------------------------------------------------------
-
-SAFETY_SENSITIVITY = "restricted"  # the note's signal that it is about health or safety
-
 
 def safety_first(note: MemoryNote) -> int:
     """A note's tier before its score: 1 for a health or safety note (sensitivity "restricted"),

@@ -25,6 +25,7 @@ from typing import Any, get_args
 from agents import RunContextWrapper, function_tool
 
 from helpers.ledger import record_decision
+from helpers.safety import sensitivity_of
 from helpers.state import Kind, MemoryNote, MemoryState, today
 from helpers.write_policy import session_sentence, ungrounded_terms
 
@@ -125,6 +126,7 @@ def capture_note(state: MemoryState, text: str, keywords: Iterable[str] | None =
         kind=kind,
         scope=decision.scope,
         source_ref=state.source_ref(),
+        sensitivity=sensitivity_of(text, clean_keywords),  # health or safety goes first in retrieval
     )
     state.session_notes.append(note)
     record_decision(state, text, decision, note_id=note.id)

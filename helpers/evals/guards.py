@@ -63,7 +63,8 @@ def _rule_off(rule_id: str) -> Callable[[RunOptions], RunOptions]:
 
 
 def _option_off(field: str) -> Callable[[RunOptions], RunOptions]:
-    return lambda options: replace(options, **{field: False})
+    off: dict[str, Any] = {field: False}
+    return lambda options: replace(options, **off)
 
 
 GUARDS: dict[str, tuple[str, Callable[[RunOptions], RunOptions]]] = {

@@ -82,3 +82,31 @@ def test_the_injected_selection_lists_the_allergy_first():
         block = render_prompt(state, policy=Policy(k=None), memory=maya, query=MEAL).sections["global_memory"]
     lines = [line for line in block.splitlines() if line.startswith("- ")]
     assert "peanut" in lines[0] and "aisle" in lines[1]
+
+
+async def test_an_allergy_captured_mid_conversation_outranks_the_seat_for_a_meal_request():
+    # Through the SDK tool, as a model would save it: the capture sets the sensitivity (the model
+    # sends no such argument), consolidation keeps it, and the store's search puts it first.
+    from agents import Agent, Runner
+
+    from helpers.consolidation import deterministic_merge
+    from helpers.state import MemoryState
+    from helpers.tools import save_memory_note
+    from tests.scripted_model import ScriptedModel
+
+    model = ScriptedModel([
+        {"tool": "save_memory_note", "arguments": {"text": "Severe peanut allergy", "keywords": ["allergy", "meal"],
+                                                   "kind": "fact"}},
+        "Noted.",
+    ])
+    state = MemoryState(pinned_now="2024-02-01T09:00:00Z", session_id="s1", turn_index=1)
+    agent = Agent[MemoryState](name="concierge", instructions="Help.", model=model, tools=[save_memory_note])
+    await Runner.run(agent, "I have a severe peanut allergy.", context=state)
+    [allergy] = state.session_notes
+    assert allergy.sensitivity == "restricted"
+    merged, _ = deterministic_merge([], state.session_notes, clock=lambda: NOW)
+    _, seat = notes("personal")  # the newer seat note
+    with MemoryStore.open(clock=lambda: NOW) as store:
+        maya = store.for_user("acme", "maya")
+        maya.add_notes([seat, *merged])
+        assert [s.note.text for s in maya.search(MEAL)][:2] == ["Severe peanut allergy", seat.text]
