@@ -23,7 +23,6 @@ Stage 2 — capture (notebook 02)
     directive            is a note about the user, or a message to her agent?
     veto                 a model that may refuse a note the rules allow, never allow one they refuse
     text                 words in any script: fold, tokens, stem, and unsupported(text, sources)
-    safety               which notes are about health or safety (stored "restricted", ranked first)
     ledger               every write decision, allowed or refused, as a keyed digest
     gate_eval            recall and false blocks of the write defence on labelled sets
 Stage 3 — rendering (notebook 03)
@@ -64,6 +63,7 @@ Stage 9 — evals (notebook 09)
 Stage 10 — retrieval (notebook 10)
     retrieval            pick the notes that serve the current message
     retrieval_eval       precision and recall at k on the labelled set
+    safety               which notes are about health or safety (captured "restricted", ranked first)
 
 Layers point one way (tests/project/test_import_cycles.py): state below capture, capture below
 rendering and injection, those below sessions, consolidation and the store.

@@ -1,4 +1,4 @@
-"""Stage 2 — capture (notebook 02), read by retrieval (notebook 10): which notes are about health or safety.
+"""Stage 10 — retrieval (notebook 10): which notes are about health or safety, decided at capture.
 
 A note about an allergy, a medical condition, a medication, a disability or a pregnancy is stored
 with sensitivity `SAFETY_SENSITIVITY` ("restricted"), and retrieval puts such a note first for a
@@ -24,7 +24,7 @@ from helpers.note_fields import Sensitivity
 from helpers.paths import data_dir
 from helpers.text import fold, unspaced
 
-SAFETY_SENSITIVITY: Sensitivity = "restricted"  # the note's signal that it is about health or safety
+SAFETY_SENSITIVITY: Sensitivity = "restricted"  # the note's signal: about health or safety
 
 
 @functools.cache
@@ -44,8 +44,8 @@ INSIDE_A_WORD = 6
 
 @functools.cache
 def _pattern() -> re.Pattern[str]:
-    parts = [re.escape(t) if unspaced(t[0]) or len(t) >= INSIDE_A_WORD else rf"(?<!\w){re.escape(t)}"
-             for t in safety_terms()]
+    parts = [re.escape(t) if unspaced(t[0]) or len(t) >= INSIDE_A_WORD
+             else rf"(?<!\w){re.escape(t)}" for t in safety_terms()]
     return re.compile("|".join(parts))
 
 
@@ -61,4 +61,5 @@ def sensitivity_of(text: str, keywords: Iterable[str] = ()) -> Sensitivity:
     return SAFETY_SENSITIVITY if about_health_or_safety(text, keywords) else "personal"
 
 
-__all__ = ["INSIDE_A_WORD", "SAFETY_SENSITIVITY", "about_health_or_safety", "safety_terms", "sensitivity_of"]
+__all__ = ["INSIDE_A_WORD", "SAFETY_SENSITIVITY", "about_health_or_safety", "safety_terms",
+           "sensitivity_of"]
