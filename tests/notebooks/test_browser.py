@@ -2,8 +2,12 @@
 notebook 04, whose prompt inspector must render and follow a selection, and a reader's chat with the
 concierge in the chat widget (type, send, see progress, the answer and the exact prompt), with the
 kernel on a shared model server as `make lab` runs it. Notebook 00 replays its recorded model
-replies (tests/replay_plugin.py) unless pytest runs with --model-replies=live; the chat has no
-recording, so it always runs the live model, as does the inspector for now (both marked `model`).
+replies (tests/replay_plugin.py) unless pytest runs with --model-replies=live, and so does the
+chat's scroll test (two typed messages, replies recorded beside this file in
+chat_scroll.replies.json); the other chat test and the inspector run the live model for now
+(marked `model`). To record the scroll test's replies again (the live model, on the shared server):
+
+    RECORD_CHAT_REPLIES=1 .venv/bin/python -m pytest -m browser tests/notebooks/test_browser.py -k second_answer
 
 Slow (the notebooks run the real model, about 1-3 minutes each) and needs Debian's chromium at
 /usr/bin/chromium plus pip's playwright (never `playwright install`); .ci/run installs chromium.
@@ -31,11 +35,17 @@ from helpers.llm.engine import KEY_VARIABLE
 from helpers.notebook import start_model_server, why_no_shared_server
 from helpers.paths import repo_root
 from tests.conftest import CHROMIUM
+from tests.replay import FACTORY_ENV, HASH_SEED, RECORD_FACTORY, REPLIES_ENV, replies_path
 from tests.replay_plugin import LIVE_ONLY, replay_env, replaying
 
 NOTEBOOK = "04_hooks_and_injection.ipynb"
 SETUP_NOTEBOOK = "00_setup.ipynb"
 CHAT_NOTEBOOK = "chat.ipynb"  # made by the fixture: the chat widget on the example state, as in notebook 00
+CHAT_SCROLL_NOTEBOOK = "chat_scroll.ipynb"  # the same cell; its typed turns are recorded beside this file
+CHAT_SCROLL_PATH = Path(__file__).with_name(CHAT_SCROLL_NOTEBOOK)  # never written: names the replies file
+CHAT_SCROLL_REPLIES = replies_path(CHAT_SCROLL_PATH)
+RECORDING_CHAT = os.environ.get("RECORD_CHAT_REPLIES") == "1"
+CHATS = (CHAT_NOTEBOOK, CHAT_SCROLL_NOTEBOOK)
 CHAT_CELL = """\
 from helpers.chat import ChatWidget
 from helpers.notebook import setup
@@ -73,7 +83,7 @@ def lab(tmp_path, request):
     root, settings = tmp_path / "root", tmp_path / "settings"
     root.mkdir()
     # Without the committed outputs, every prompt starts blank, so "all cells ran" means this run.
-    if name == CHAT_NOTEBOOK:
+    if name in CHATS:
         notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(CHAT_CELL)], metadata={
             "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
     else:
@@ -91,10 +101,15 @@ def lab(tmp_path, request):
     news.write_text(json.dumps({"fetchNews": "false"}))  # no network, no toast over the screenshot
     port, token = free_port(), os.urandom(12).hex()
     env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "config"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "rt")}
-    if name != CHAT_NOTEBOOK and replaying(request.config):  # the notebook's recorded replies, no model
-        env = {k: v for k, v in env.items() if k not in LIVE_ONLY} | replay_env(repo_root() / "notebooks" / name)
+    live = name == CHAT_NOTEBOOK or not replaying(request.config) or (name == CHAT_SCROLL_NOTEBOOK and RECORDING_CHAT)
+    if not live:  # the notebook's recorded replies, no model
+        notebook_path = CHAT_SCROLL_PATH if name == CHAT_SCROLL_NOTEBOOK else repo_root() / "notebooks" / name
+        env = {k: v for k, v in env.items() if k not in LIVE_ONLY} | replay_env(notebook_path)
+    elif name == CHAT_SCROLL_NOTEBOOK and RECORDING_CHAT:  # the live model, every reply recorded
+        env |= {FACTORY_ENV: RECORD_FACTORY, REPLIES_ENV: str(CHAT_SCROLL_REPLIES), **HASH_SEED,
+                "PYTHONPATH": os.pathsep.join(p for p in (str(repo_root()), env.get("PYTHONPATH")) if p)}
     model_server = None
-    if name == CHAT_NOTEBOOK and why_no_shared_server() is None:
+    if name in CHATS and live and why_no_shared_server() is None:
         # As `make lab` runs it: one model server, which every kernel reaches through AGENT_MEMORY_LLM_URL
         # (under `make test` that server is already running, and every kernel here inherits its URL).
         model_server = start_model_server(log=tmp_path / "model-server.log")
@@ -244,8 +259,7 @@ def test_chat_widget_answers_a_typed_message_and_shows_the_exact_prompt(lab, tmp
     assert screenshot.stat().st_size > 10_000
 
 
-@pytest.mark.model  # typed messages have no recording: the live model answers them
-@pytest.mark.parametrize("lab", [CHAT_NOTEBOOK], indirect=True)
+@pytest.mark.parametrize("lab", [CHAT_SCROLL_NOTEBOOK], indirect=True)  # replays chat_scroll.replies.json
 def test_chat_shows_the_second_answer_without_scrolling(lab, tmp_path):
     screenshot = Path(os.environ.get("CHAT_SCROLL_SCREENSHOT", tmp_path / "chat-scroll.png"))
     with sync_api.sync_playwright() as playwright:
@@ -267,6 +281,9 @@ def test_chat_shows_the_second_answer_without_scrolling(lab, tmp_path):
                     " || status.innerText.includes('Error')",
                     arg=[transcript.element_handle(), status.element_handle(), n], timeout=RUN_ALL_SECONDS * 1000)
                 assert transcript.locator(".chat-answer").count() == n, status.inner_text()
+            # The turn is over (replayed, the widget may still re-render its transcript just after).
+            page.wait_for_function("el => el.innerText.includes('answered in')",
+                                   arg=chat.locator(".chat-status").element_handle(), timeout=30_000)
             # The newest answer lies inside the transcript's visible box, with no scrolling by the reader.
             box = transcript.evaluate("""el => {
                 const answers = el.querySelectorAll('.chat-answer');
@@ -274,7 +291,10 @@ def test_chat_shows_the_second_answer_without_scrolling(lab, tmp_path):
                 return {top: last.top - view.top, bottom: view.bottom - last.bottom,
                         overflowing: el.scrollHeight > el.clientHeight};
             }""")
-            page.locator(".chat-transcript").last.scroll_into_view_if_needed()  # the page, not the box
+            # Bring the box on screen for the screenshot: the page scrolls, not the box (looked up
+            # afresh, since a re-render may have replaced the element).
+            page.evaluate("() => [...document.querySelectorAll('.chat-transcript')].pop()"
+                          ".scrollIntoView({block: 'nearest'})")
             page.screenshot(path=str(screenshot))
             assert box["overflowing"], "the two exchanges should outgrow the 24em box for this test to mean anything"
             assert box["top"] >= -1 and box["bottom"] >= -1, box
