@@ -12,9 +12,11 @@ from helpers.catalogue import BadArgument, Catalogue, airports_for, catalogue_di
 from helpers.catalogue_build import main, write_catalogue
 from helpers.searches import (
     SHOWN,
+    FlightQuery,
     find_flights,
     find_hotels,
     find_restaurants,
+    flight_query,
     flight_results,
     hotel_results,
     restaurant_results,
@@ -112,6 +114,19 @@ def test_the_flight_answer_is_a_few_short_lines_and_the_same_every_time():
     assert text == flight_results(
         "SYD", "Tokyo", "next Friday", "aisle seat", "Economy", "", today=MONDAY
     )
+
+
+def test_a_flight_search_is_read_once_and_both_layers_take_its_arguments():
+    q = flight_query("Sydney", "Tokyo", "next Friday", "Aisle seat", "Economy", "qantas", today=MONDAY)
+    assert q == FlightQuery(["SYD"], ["NRT", "HND"], date(2026, 12, 4), "aisle", "economy",
+                            "qantas", "qantas")
+    by_name = {"origin": "Sydney", "destination": "Tokyo", "when": "next Friday", "seat": "aisle"}
+    assert find_flights(**by_name, today=MONDAY) == find_flights("Sydney", "Tokyo", "next Friday", "aisle",
+                                                                 today=MONDAY)
+    assert flight_results(**by_name, today=MONDAY) == flight_results("Sydney", "Tokyo", "next Friday", "aisle",
+                                                                     today=MONDAY)
+    with pytest.raises(BadArgument, match="Unknown seat"):
+        flight_query("SYD", "Tokyo", seat="standing", today=MONDAY)
 
 
 def test_an_airline_narrows_the_flights():
