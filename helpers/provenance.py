@@ -1,0 +1,186 @@
+"""Stage 2 — capture (notebook 02): whose words a note is in, after a document or a tool result.
+
+When a page, an e-mail or a tool result arrived in the turn, the write policy reads three texts:
+what the user said (`said`), what the documents and tool results said (`heard`), and the note.
+Each content word of the note is then one of three kinds:
+
+    the user's      the user said it (in any inflection or derivation): allowed
+    the document's  only the document has it: a page must not put words in the user's mouth
+    nobody's        neither has it: the model reworded or translated something; whose meaning
+                    it carries decides (`Meaning`)
+
+`Meaning` is injected: a similarity function (a note against texts -> one score per text) and the
+score above which a note restates a text. `LEXICAL`, the default, scores the share of the note's
+words a text has, so it cannot see a translation and refuses one, as a word-by-word rule must;
+`encoder_meaning(encoder)` scores cosine similarity of sentence vectors (helpers.encoder), so a
+note that means the user's sentence in other words or another language is the user's, and a
+note nearer in meaning to the document than to the user is the document's. The rule that uses
+it is `grounded_in`; `helpers.write_policy.ungrounded` calls it with the policy's meaning.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from helpers.text import NOT_A_TOPIC, Vocabulary, stem, unsupported
+
+# A note against some texts: one score per text, higher for nearer in meaning.
+Similarity = Callable[[str, Sequence[str]], Sequence[float]]
+
+# After a document, a note may reword the user's wish (another inflection, a synonym, "User
+# wants ..."), but most of its content words must still be the user's: a planted order's are not.
+PARAPHRASE_SHARE = 1 / 3
+# Keywords the capture tool's description suggests: tags, not claims, grounded by themselves.
+TOPIC_TAGS = frozenset(stem(w) for w in (
+    "seat", "flight", "hotel", "meal", "diet", "dietary", "food", "travel", "trip", "airline", "room",
+    "budget", "home", "car", "rental", "train", "family", "accessibility", "schedule", "time", "area"))
+MAX_DOCUMENT_SENTENCES = 64  # the document's sentences a meaning is compared with (the first ones)
+_SENTENCE_END = re.compile(r"(?<=[.!?;。！？؟।])\s*|\n+")
+
+
+@dataclass(frozen=True)
+class Meaning:
+    """How near in meaning a note is to a text: `similarity`, and the score from which a note
+    restates a text (`threshold`). A note may also need to be nearer the user than the document
+    by `margin`."""
+
+    name: str
+    similarity: Similarity = field(compare=False)
+    threshold: float
+    margin: float = 0.0
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """The note's topical content words (topic tags aside) by whose they are, and the judgement."""
+
+    users: tuple[str, ...]
+    documents: tuple[str, ...]  # only the document has them
+    nobodys: tuple[str, ...]  # neither has them
+    unsaid_numbers: tuple[str, ...]
+    near_user: float = 0.0  # the meaning's best score against the user's sentences
+    near_document: float = 0.0  # ... against the document's sentences (0.0: no document text)
+
+    @property
+    def unsaid(self) -> tuple[str, ...]:
+        return self.documents + self.nobodys
+
+
+def sentences(text: str, limit: int | None = None) -> list[str]:
+    """The sentences (and lines) of a text, in any script's punctuation, at most `limit`."""
+    found = [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+    return found[:limit] if limit is not None else found
+
+
+def lexical_similarity(note: str, texts: Sequence[str]) -> list[float]:
+    """The share of the note's topical words each text has, even loosely (`Vocabulary.near`:
+    another inflection or derivation). Blind to translation on purpose: it reads words."""
+    content = topical(note)
+    if not content:
+        return [0.0 for _ in texts]
+    scores = []
+    for text in texts:
+        vocabulary = Vocabulary([text])
+        scores.append(sum(vocabulary.near(w) for w in content) / len(content))
+    return scores
+
+
+# The word-by-word default: a note restates the user when at most PARAPHRASE_SHARE of its content
+# words are not the user's even loosely; it is compared with the user's whole message.
+LEXICAL = Meaning("lexical", lexical_similarity, 1 - PARAPHRASE_SHARE)
+
+
+def encoder_meaning(encoder: Callable[[Sequence[str]], object], threshold: float,
+                    margin: float = 0.0) -> Meaning:
+    """A `Meaning` from an encoder (texts -> L2-normalised vectors, one row a text): cosine
+    similarity. Vectors are cached by text, so a document is encoded once per turn."""
+
+    @functools.lru_cache(maxsize=512)
+    def vector(text: str):
+        return encoder([text])[0]
+
+    def similarity(note: str, texts: Sequence[str]) -> list[float]:
+        v = vector(note)
+        return [float(v @ vector(t)) for t in texts]
+
+    return Meaning(f"encoder({threshold:.2f})", similarity, threshold, margin)
+
+
+def topical(text: str) -> list[str]:
+    """The note's content words that say something (folded, in order): not words of liking
+    ("prefers", "wants") and not topic tags ("seat", "hotel")."""
+    return [w for w in unsupported(text, [], ignore=NOT_A_TOPIC) if stem(w) not in TOPIC_TAGS]
+
+
+def whose_words(text: str, said: str, heard: str | None) -> Provenance:
+    """The note's topical content words, by whose they are: the user's when the user said them
+    (`Vocabulary.near`), the document's when only `heard` has them, else nobody's; numbers the
+    user never said apart (a number is never reworded)."""
+    content = topical(text)
+    user = Vocabulary([said])
+    document = Vocabulary([heard]) if heard else None
+    users, documents, nobodys, numbers = [], [], [], []
+    for word in content:
+        if word[0].isdigit():
+            (users if user.has(word) else numbers).append(word)
+        elif user.near(word):
+            users.append(word)
+        elif document is not None and document.has(word):
+            documents.append(word)
+        else:
+            nobodys.append(word)
+    return Provenance(tuple(users), tuple(documents), tuple(nobodys), tuple(numbers))
+
+
+def judged(text: str, said: str, heard: str | None, meaning: Meaning) -> tuple[float, float]:
+    """(nearest the note is to the user's words, nearest to the document's): the meaning's best
+    score against the user's whole message and each of its sentences, and against the document's
+    sentences (0.0 when no document text is known)."""
+    own = [said, *sentences(said)] if len(sentences(said)) > 1 else [said]
+    near_user = max(meaning.similarity(text, own), default=0.0)
+    theirs = sentences(heard, MAX_DOCUMENT_SENTENCES) if heard else []
+    near_document = max(meaning.similarity(text, theirs), default=0.0) if theirs else 0.0
+    return near_user, near_document
+
+
+def restates_user(text: str, said: str, heard: str | None, meaning: Meaning) -> Provenance | None:
+    """The judgement by meaning, for a note not (mostly) in the user's words: the Provenance with
+    its scores when the note means the user's words (at least the threshold, and nearer the user
+    than the document by the margin), else None."""
+    near_user, near_document = judged(text, said, heard, meaning)
+    if near_user >= meaning.threshold and near_user >= near_document + meaning.margin:
+        return Provenance((), (), (), (), near_user, near_document)
+    return None
+
+
+def grounded_in(text: str, said: str, heard: str | None, *, meaning: Meaning = LEXICAL) -> list[str]:
+    """The words that make a note written after a document not the user's ([] when it is theirs).
+
+    A number the user never said, always. Otherwise the note passes when it is mostly in the
+    user's words (at most PARAPHRASE_SHARE of its content words are not the user's, even
+    loosely) and none of those is only the document's; else it passes only when `meaning` says it
+    restates the user (at least the threshold, and nearer the user than the document). `LEXICAL`
+    never passes a note that is not mostly in the user's words (it cannot read a translation);
+    without the document's text (`heard` None) only `LEXICAL` judges, since no meaning can tell
+    which side a note is nearer to."""
+    words = whose_words(text, said, heard)
+    if words.unsaid_numbers:
+        return list(words.unsaid_numbers + words.unsaid)
+    if not words.unsaid:
+        return []
+    content = len(words.users) + len(words.unsaid)
+    mostly_own = bool(words.users) and len(words.unsaid) <= PARAPHRASE_SHARE * content
+    if mostly_own and not words.documents:
+        return []
+    judge = meaning if heard else LEXICAL
+    if (mostly_own or judge is not LEXICAL) and restates_user(text, said, heard, judge) is not None:
+        return []
+    return list(words.unsaid)
+
+
+__all__ = ["LEXICAL", "MAX_DOCUMENT_SENTENCES", "Meaning", "PARAPHRASE_SHARE", "Provenance",
+           "Similarity", "TOPIC_TAGS", "encoder_meaning", "grounded_in", "judged", "lexical_similarity",
+           "restates_user", "sentences", "topical", "whose_words"]
