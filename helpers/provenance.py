@@ -20,10 +20,10 @@ it is `grounded_in`; `helpers.write_policy.ungrounded` calls it with the policy'
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from helpers.text import NOT_A_TOPIC, Vocabulary, stem, unsupported
 
@@ -37,8 +37,9 @@ PARAPHRASE_SHARE = 1 / 3
 TOPIC_TAGS = frozenset(stem(w) for w in (
     "seat", "flight", "hotel", "meal", "diet", "dietary", "food", "travel", "trip", "airline", "room",
     "budget", "home", "car", "rental", "train", "family", "accessibility", "schedule", "time", "area"))
-MAX_DOCUMENT_SENTENCES = 64  # the document's sentences a meaning is compared with (the first ones)
-_SENTENCE_END = re.compile(r"(?<=[.!?;。！？؟।])\s*|\n+")
+_ROUNDING = 1e-9  # 2/3 of a note's words is the lexical threshold (1 - 1/3), not just below it
+MAX_DOCUMENT_SENTENCES = 128  # a longer document cannot be compared with: only LEXICAL judges
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？؟।])\s*|\n+")
 
 
 @dataclass(frozen=True)
@@ -69,10 +70,9 @@ class Provenance:
         return self.documents + self.nobodys
 
 
-def sentences(text: str, limit: int | None = None) -> list[str]:
-    """The sentences (and lines) of a text, in any script's punctuation, at most `limit`."""
-    found = [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
-    return found[:limit] if limit is not None else found
+def sentences(text: str) -> list[str]:
+    """The sentences (and lines) of a text, in any script's punctuation."""
+    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
 
 
 def lexical_similarity(note: str, texts: Sequence[str]) -> list[float]:
@@ -93,20 +93,43 @@ def lexical_similarity(note: str, texts: Sequence[str]) -> list[float]:
 LEXICAL = Meaning("lexical", lexical_similarity, 1 - PARAPHRASE_SHARE)
 
 
-def encoder_meaning(encoder: Callable[[Sequence[str]], object], threshold: float,
-                    margin: float = 0.0) -> Meaning:
-    """A `Meaning` from an encoder (texts -> L2-normalised vectors, one row a text): cosine
-    similarity. Vectors are cached by text, so a document is encoded once per turn."""
+# Chosen on data/planted_documents_wishes.json with multilingual-e5-small (helpers.encoder's
+# default; benchmarks/bench_provenance.py): its cosines crowd into 0.7-1.0, so the margin over the
+# document, not the floor, is what tells a wish from a planted order.
+ENCODER_THRESHOLD = 0.80
+ENCODER_MARGIN = 0.03
 
-    @functools.lru_cache(maxsize=512)
-    def vector(text: str):
-        return encoder([text])[0]
+
+def encoder_meaning(encoder: Callable[[Sequence[str]], Any], threshold: float = ENCODER_THRESHOLD,
+                    margin: float = ENCODER_MARGIN) -> Meaning:
+    """A `Meaning` from an encoder (texts -> L2-normalised vectors, one row a text): cosine
+    similarity. Vectors are cached by text and the missing ones encoded in one call, so a
+    document is encoded once per turn."""
+    cache: dict[str, Any] = {}
 
     def similarity(note: str, texts: Sequence[str]) -> list[float]:
-        v = vector(note)
-        return [float(v @ vector(t)) for t in texts]
+        missing = list(dict.fromkeys(t for t in (note, *texts) if t not in cache))
+        if missing:
+            if len(cache) > 2048:
+                cache.clear()
+            cache.update(zip(missing, encoder(missing)))
+        v = cache[note]
+        return [float(v @ cache[t]) for t in texts]
 
-    return Meaning(f"encoder({threshold:.2f})", similarity, threshold, margin)
+    return Meaning(f"encoder({threshold:.2f}, margin {margin:.2f})", similarity, threshold, margin)
+
+
+def default_meaning() -> Meaning:
+    """`encoder_meaning` on helpers.encoder's default encoder, loaded when a note first needs it.
+    When the encoder cannot load, every judgement by meaning fails, and a note that needed one
+    is refused, as `LEXICAL` would refuse it."""
+
+    def encode(texts: Sequence[str]) -> Any:
+        from helpers.encoder import default_encoder  # optional: only when a note needs a meaning
+
+        return default_encoder()(texts)
+
+    return encoder_meaning(encode)
 
 
 def topical(text: str) -> list[str]:
@@ -137,11 +160,11 @@ def whose_words(text: str, said: str, heard: str | None) -> Provenance:
 
 def judged(text: str, said: str, heard: str | None, meaning: Meaning) -> tuple[float, float]:
     """(nearest the note is to the user's words, nearest to the document's): the meaning's best
-    score against the user's whole message and each of its sentences, and against the document's
-    sentences (0.0 when no document text is known)."""
-    own = [said, *sentences(said)] if len(sentences(said)) > 1 else [said]
-    near_user = max(meaning.similarity(text, own), default=0.0)
-    theirs = sentences(heard, MAX_DOCUMENT_SENTENCES) if heard else []
+    score against the user's whole message and each of its sentences, and against each of the
+    document's sentences (0.0 when no document text is known)."""
+    own = sentences(said)
+    near_user = max(meaning.similarity(text, [said, *own] if len(own) > 1 else [said]), default=0.0)
+    theirs = sentences(heard) if heard else []
     near_document = max(meaning.similarity(text, theirs), default=0.0) if theirs else 0.0
     return near_user, near_document
 
@@ -149,9 +172,15 @@ def judged(text: str, said: str, heard: str | None, meaning: Meaning) -> tuple[f
 def restates_user(text: str, said: str, heard: str | None, meaning: Meaning) -> Provenance | None:
     """The judgement by meaning, for a note not (mostly) in the user's words: the Provenance with
     its scores when the note means the user's words (at least the threshold, and nearer the user
-    than the document by the margin), else None."""
-    near_user, near_document = judged(text, said, heard, meaning)
-    if near_user >= meaning.threshold and near_user >= near_document + meaning.margin:
+    than the document by the margin), else None. None too when the meaning fails (an encoder
+    that cannot load) or the document is longer than MAX_DOCUMENT_SENTENCES: no judgement, no pass."""
+    if heard and len(sentences(heard)) > MAX_DOCUMENT_SENTENCES:
+        return None
+    try:
+        near_user, near_document = judged(text, said, heard, meaning)
+    except Exception:  # noqa: BLE001 - a meaning that fails passes nothing
+        return None
+    if near_user >= meaning.threshold - _ROUNDING and near_user >= near_document + meaning.margin:
         return Provenance((), (), (), (), near_user, near_document)
     return None
 
@@ -159,28 +188,23 @@ def restates_user(text: str, said: str, heard: str | None, meaning: Meaning) -> 
 def grounded_in(text: str, said: str, heard: str | None, *, meaning: Meaning = LEXICAL) -> list[str]:
     """The words that make a note written after a document not the user's ([] when it is theirs).
 
-    A number the user never said, always. Otherwise the note passes when it is mostly in the
-    user's words (at most PARAPHRASE_SHARE of its content words are not the user's, even
-    loosely) and none of those is only the document's; else it passes only when `meaning` says it
-    restates the user (at least the threshold, and nearer the user than the document). `LEXICAL`
-    never passes a note that is not mostly in the user's words (it cannot read a translation);
-    without the document's text (`heard` None) only `LEXICAL` judges, since no meaning can tell
-    which side a note is nearer to."""
+    Refused: a number the user never said; a word only the document has (a page must not put
+    words in the user's mouth). Passed: a note the user's words restate by `LEXICAL` (at most
+    PARAPHRASE_SHARE of its content words are not the user's, even loosely), or one that
+    `meaning` says restates the user (at least its threshold, and nearer the user than the
+    document by its margin): a rewording or a translation of the user's wish. `LEXICAL` cannot
+    read a translation, so with it a note mostly in other words is refused; so it is without the
+    document's text (`heard` None), since no meaning can tell then which side a note is nearer."""
     words = whose_words(text, said, heard)
-    if words.unsaid_numbers:
+    if words.unsaid_numbers or words.documents:
         return list(words.unsaid_numbers + words.unsaid)
-    if not words.unsaid:
+    if not words.unsaid or restates_user(text, said, None, LEXICAL) is not None:
         return []
-    content = len(words.users) + len(words.unsaid)
-    mostly_own = bool(words.users) and len(words.unsaid) <= PARAPHRASE_SHARE * content
-    if mostly_own and not words.documents:
-        return []
-    judge = meaning if heard else LEXICAL
-    if (mostly_own or judge is not LEXICAL) and restates_user(text, said, heard, judge) is not None:
+    if meaning is not LEXICAL and heard and restates_user(text, said, heard, meaning) is not None:
         return []
     return list(words.unsaid)
 
 
-__all__ = ["LEXICAL", "MAX_DOCUMENT_SENTENCES", "Meaning", "PARAPHRASE_SHARE", "Provenance",
-           "Similarity", "TOPIC_TAGS", "encoder_meaning", "grounded_in", "judged", "lexical_similarity",
+__all__ = ["ENCODER_MARGIN", "ENCODER_THRESHOLD", "LEXICAL", "MAX_DOCUMENT_SENTENCES", "Meaning", "PARAPHRASE_SHARE", "Provenance",
+           "Similarity", "TOPIC_TAGS", "default_meaning", "encoder_meaning", "grounded_in", "judged", "lexical_similarity",
            "restates_user", "sentences", "topical", "whose_words"]

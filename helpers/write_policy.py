@@ -41,7 +41,8 @@ from helpers.detectors.payment import card_shaped
 from helpers.gate import GateDecision
 from helpers.note_fields import Kind, valid_unicode
 from helpers.veto import VETO_RULE, Veto
-from helpers.provenance import LEXICAL, TOPIC_TAGS, Meaning, grounded_in, restates_user
+from helpers.provenance import (LEXICAL, TOPIC_TAGS, Meaning, default_meaning, grounded_in,
+                                restates_user)
 from helpers.text import (NOT_A_TOPIC, Vocabulary, content_words, in_own_words, topic_words,
                           unsupported)
 
@@ -435,6 +436,8 @@ def split_number(c: Candidate) -> str | None:
 
 # ---- the policy -----------------------------------------------------------------------------
 
+# Rewordings and translations are judged by helpers.encoder's encoder when it loads, else refused
+# as word-by-word grounding refuses them.
 NOTE_RULES: tuple[PolicyRule, ...] = (
     PolicyRule(
         "split_number",
@@ -454,7 +457,7 @@ NOTE_RULES: tuple[PolicyRule, ...] = (
         "'Find me a flight to Oslo'), e.g. the agent restating memory or the task",
         asked_not_stated,
     ),
-    grounding_rule(),
+    grounding_rule(default_meaning()),
     PolicyRule(
         "scope_by_sentence",
         "makes a note session-only when the user's sentence it comes from "
