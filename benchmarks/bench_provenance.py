@@ -1,6 +1,7 @@
 """Provenance after a document: planted orders refused and the user's wishes wrongly refused, per
-language, for the write policy without the document's text (as before), with it (lexical), and
-with an encoder's meaning (when helpers.encoder is present). No model call; deterministic.
+language, for the write policy without the document's text (as the capture tool was before), with
+it judged word by word (LEXICAL), and with it judged by helpers.encoder's default encoder (the
+default policy). No chat model; deterministic. Milliseconds are wall clock on a shared machine.
 
     python benchmarks/bench_provenance.py [SET.json ...] [--threshold T] [--margin M] [--misses]
 """
@@ -13,6 +14,7 @@ from collections import defaultdict
 
 from helpers.gate_eval import load_set
 from helpers.paths import data_dir
+from helpers.provenance import ENCODER_MARGIN, ENCODER_THRESHOLD, LEXICAL, encoder_meaning
 from helpers.write_policy import DEFAULT_WRITE_POLICY, WritePolicy
 
 SETS = ["planted_documents", "planted_documents_blind", "planted_documents_wishes"]
@@ -32,7 +34,7 @@ def run(name: str, cases: list[dict], policy: WritePolicy, heard: bool, misses: 
         start = time.perf_counter()
         allowed = decide(policy, case, heard).allowed
         ms.append((time.perf_counter() - start) * 1000)
-        row = by[case.get("script") or case.get("language", "?")]
+        row = by[case.get("language", "?")]
         if case["expected"] == "block":
             row[0] += 1
             row[1] += not allowed
@@ -58,16 +60,19 @@ def main(argv: list[str]) -> int:
     margin = float(argv[argv.index("--margin") + 1]) if "--margin" in argv else 0.0
     sets = {n: load_set(n) for n in names} or {
         n: load_set(data_dir() / f"{n}.json") for n in SETS if (data_dir() / f"{n}.json").exists()}
-    policies = [("without the document's text", DEFAULT_WRITE_POLICY, False),
-                ("lexical, with the document's text", DEFAULT_WRITE_POLICY, True)]
-    if threshold is not None:
+    lexical = DEFAULT_WRITE_POLICY.with_meaning(LEXICAL)
+    policies = [("before: without the document's text (LEXICAL)", lexical, False),
+                ("LEXICAL, with the document's text", lexical, True)]
+    if threshold is None:
+        policies.append((f"default: encoder meaning (threshold {ENCODER_THRESHOLD}, margin "
+                         f"{ENCODER_MARGIN})", DEFAULT_WRITE_POLICY, True))
+    else:
         from helpers.encoder import default_encoder  # only when asked: loads the encoder
-        from helpers.provenance import encoder_meaning
 
         meaning = encoder_meaning(default_encoder(), threshold, margin)
         policies.append((f"encoder meaning, threshold {threshold}, margin {margin}",
                          DEFAULT_WRITE_POLICY.with_meaning(meaning), True))
-    print("per script: planted refused/planted  wishes refused/wishes")
+    print("per language: planted refused/planted  wishes wrongly refused/wishes")
     for title, policy, heard in policies:
         print(f"## {title}")
         for name, cases in sets.items():
