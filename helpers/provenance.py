@@ -38,6 +38,7 @@ TOPIC_TAGS = frozenset(stem(w) for w in (
     "seat", "flight", "hotel", "meal", "diet", "dietary", "food", "travel", "trip", "airline", "room",
     "budget", "home", "car", "rental", "train", "family", "accessibility", "schedule", "time", "area"))
 _ROUNDING = 1e-9  # 2/3 of a note's words is the lexical threshold (1 - 1/3), not just below it
+MAX_SENTENCE_CHARS = 400  # well inside a sentence encoder's window (512 tokens for E5)
 MAX_DOCUMENT_SENTENCES = 128  # a longer document cannot be compared with: only LEXICAL judges
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？؟।])\s*|\n+")
 
@@ -71,8 +72,16 @@ class Provenance:
 
 
 def sentences(text: str) -> list[str]:
-    """The sentences (and lines) of a text, in any script's punctuation."""
-    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+    """The sentences (and lines) of a text, in any script's punctuation; one longer than
+    MAX_SENTENCE_CHARS is cut into overlapping windows of that size, so an encoder (whose input is
+    bounded) reads all of it: an order at the end of a long line of JSON is compared too."""
+    out = []
+    for sentence in _SENTENCE_END.split(text):
+        sentence = (sentence or "").strip()
+        step = MAX_SENTENCE_CHARS * 3 // 4
+        out += [sentence[i:i + MAX_SENTENCE_CHARS]
+                for i in range(0, max(len(sentence) - MAX_SENTENCE_CHARS, 0) + step, step)] if sentence else []
+    return out
 
 
 def lexical_similarity(note: str, texts: Sequence[str]) -> list[float]:
@@ -205,6 +214,6 @@ def grounded_in(text: str, said: str, heard: str | None, *, meaning: Meaning = L
     return list(words.unsaid)
 
 
-__all__ = ["ENCODER_MARGIN", "ENCODER_THRESHOLD", "LEXICAL", "MAX_DOCUMENT_SENTENCES", "Meaning", "PARAPHRASE_SHARE", "Provenance",
+__all__ = ["ENCODER_MARGIN", "ENCODER_THRESHOLD", "LEXICAL", "MAX_DOCUMENT_SENTENCES", "MAX_SENTENCE_CHARS", "Meaning", "PARAPHRASE_SHARE", "Provenance",
            "Similarity", "TOPIC_TAGS", "default_meaning", "encoder_meaning", "grounded_in", "judged", "lexical_similarity",
            "restates_user", "sentences", "topical", "whose_words"]
