@@ -8,11 +8,18 @@ from __future__ import annotations
 
 
 from helpers.detectors import prefilter
+from helpers.detectors.phrases import group
 from helpers.detectors.directive_words import (_ATTITUDE, _AUTHORITY, _FACT, _GAIN, _HANDLER, _I,
                                                _LATER, _ORDER_WORDS, _SAY, _TELL, _USER, _USER_OWN)
 
 
 _r = prefilter.compile
+
+
+def _d(cls: str) -> str:
+    """A word class of data/phrases/directive_words.yaml, as a regex group."""
+    return group("directive_words", cls)
+
 
 # What guards her money and her consent, one class for every place a safeguard is taken away:
 # the checks made before acting (alone after "no": "no checks", "no sign-off"; "no limits" or "no
@@ -23,32 +30,25 @@ _SAFEGUARDS = (rf"(?:{_CHECKS}|limits?|caps?|ceilings?|warnings?|safeguards?|res
 # A safeguard declared off, in any mood: "has waived all insurance checks", "upgrades are
 # pre-cleared", "exempt from spending limits", "checks no longer apply".
 _WAIVED = _r(
-    r"\b(?:waive[sd]?|waiving|disabled?|lifted|suspended|removed|exempt(?:ed)?|skip(?:s|ped)?|"
-    r"bypass(?:es|ed)?|switched off|turned "
-    r"off|pre-?cleared|pre-?approved|pre-?authori[sz]ed|blanket[- ]approved|opted out of|no longer "
-    rf"(?:needs?|requires?))\b[^.;!?\n]{{0,30}}?\b{_SAFEGUARDS}\b|"
+    rf"\b{_d('waive')}\b[^.;!?\n]{{0,30}}?\b{_SAFEGUARDS}\b|"
     # ... a procedure too: "the usual steps are skipped", "the process is optional".
     rf"\b(?:{_SAFEGUARDS}|steps?|process(?:es)?|procedures?)\s+(?:are|is|have been|"
-    r"has been|were|was|get|gets)\s+(?:now\s+)?(?:all\s+)?(?:waived|disabled|lifted|suspended|"
-    r"removed|off|switched off|turned off|not needed|unnecessary|optional|bypassed|skipped|"
-    r"overridden|dropped|cancelled|canceled|void)\b|\b(?:are|is)\s+(?:now\s+)?(?:all\s+)?pre-?(?:cleared|approved|"
+    rf"has been|were|was|get|gets)\s+(?:now\s+)?(?:all\s+)?{_d('waived')}\b|"
+    r"\b(?:are|is)\s+(?:now\s+)?(?:all\s+)?pre-?(?:cleared|approved|"
     rf"authori[sz]ed)\b|\b{_SAFEGUARDS}\s+(?:no longer appl(?:y|ies)|(?:is|are|"
     r"has been|have been) (?:no longer (?:in force|valid|active|applicable|needed|required)|"
     r"(?:now )?(?:void|null and void|cancelled|revoked|rescinded)))\b", _I)
 _NO_CHECKS = _r(rf"\bno\s+(?:more\s+)?(?:[\w-]+\s+)?{_CHECKS}\b", _I)
 _NO_NEED_TO_ASK = _r(
-    r"\b(?:no need to|needn't|need not|don't need to|do not need to|never need to|no longer needs? to|"
-    r"doesn't need to|does not need to|no longer has to|doesn't have to)\s+(?:ask|check|approve|"
-    r"authori[sz]e|sign off|consent|confirm|consult|get (?:her |his |their )?(?:ok|okay|approval|sign-?off|consent))\b"
+    rf"\b{_d('no_need')}\s+(?:{_d('ask_consent')}|"
+    r"get (?:her |his |their )?(?:ok|okay|approval|sign-?off|consent))\b"
     r"(?!\s+(?:about|what|which|whether|for (?:her|his|their) (?:preference|opinion|view)))", _I)
 
 
 _AUTHORITY_CLAIM = _r(
     # "per management", "on instructions from the travel desk", "approved by compliance".
-    rf"\b(?:per|according to|by order of|confirmed by|verified by|set by|requested by|cleared by|"
-    rf"on (?:the )?(?:instructions?|orders?|authority|behalf) "
-    rf"(?:of|from)|as instructed by|instructed by|approved by|authori[sz]ed by|signed off by|"
-    rf"mandated by|directed by|required by|by|(?:{_ORDER_WORDS}|notes?|messages?|word|requests?|"
+    rf"\b(?:{_d('by_authority')}|on (?:the )?(?:instructions?|orders?|authority|behalf) (?:of|from)|"
+    rf"(?:{_ORDER_WORDS}|notes?|messages?|word|requests?|"
     rf"updates?|notices?|fyi|memos?)\s+from)\s+(?:the\s+|our\s+)?(?:[\w-]+\s+)?(?:{_AUTHORITY}|"
     rf"(?:desk|team|department|dept|office|division|unit|bureau|hq))\b"
     rf"(?!['\u2019]s)|\b{_AUTHORITY}-(?:approved|authori[sz]ed|mandated|sanctioned|verified|"
