@@ -8,17 +8,11 @@ from __future__ import annotations
 
 
 from helpers.detectors import prefilter
-from helpers.detectors.phrases import group
-from helpers.detectors.directive_words import (_ATTITUDE, _AUTHORITY, _FACT, _GAIN, _HANDLER, _I,
+from helpers.detectors.directive_words import (_ATTITUDE, _d, _AUTHORITY, _FACT, _GAIN, _HANDLER, _I,
                                                _LATER, _ORDER_WORDS, _SAY, _TELL, _USER, _USER_OWN)
 
 
 _r = prefilter.compile
-
-
-def _d(cls: str) -> str:
-    """A word class of data/phrases/directive_words.yaml, as a regex group."""
-    return group("directive_words", cls)
 
 
 # What guards her money and her consent, one class for every place a safeguard is taken away:
