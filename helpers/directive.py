@@ -73,7 +73,7 @@ from helpers.detectors.directive_signals import (PROVIDER, _ADDRESS_HEADING, _AT
                                                  _DECEIVE, _DELEGATED, _DENIED, _DEPRIORITISED,
                                                  _FACT_RE, _FALSIFIED, _GAIN_RE, _GAIN_REFUSED,
                                                  _GOES_TO, _HANDLER_OBLIGED, _LET_HAVE, _NEGATION,
-                                                 _NO_CHECKS, _NO_NEED_TO_ASK, _OBLIGATION,
+                                                 _NO_NEED_TO_ASK, _OBLIGATION,
                                                  _OTHER_SPEAKER, _OUTFLOW, _OVERRULE, _POSSESSED,
                                                  _RECEIVES, _SAY_CLAUSE, _SILENCED, _SOLICIT,
                                                  _TAGGED, _TAMPERED, _TELL_IT_NOT, _THIRD_PARTY_OWN,
@@ -393,7 +393,7 @@ def reading(text: str) -> Reading:
         found.append("outflow")
     if _unasked(text):
         found.append("unasked")
-    if _WAIVED.search(text) or _NO_CHECKS.search(text):
+    if _WAIVED.search(text):
         found.append("waived")
     if any(h in _BAD_FAITH for h in heads):
         found.append("bad_faith")

@@ -21,8 +21,8 @@ _r = prefilter.compile
 _CHECKS = r"(?:checks?(?!-in)|verifications?|confirmations?|approvals?|screening|sign-?offs?)"
 _SAFEGUARDS = (rf"(?:{_CHECKS}|limits?|caps?|ceilings?|warnings?|safeguards?|restrictions?|rules|"
                r"polic(?:y|ies)|guardrails?|consent|prompts?)")
-# A safeguard declared off, in any mood: "has waived all insurance checks", "upgrades are
-# pre-cleared", "exempt from spending limits", "checks no longer apply".
+# A safeguard declared off, in any mood, or none at all: "has waived all insurance checks",
+# "upgrades are pre-cleared", "exempt from spending limits", "checks no longer apply", "no checks".
 _WAIVED = _r(
     rf"\b{_d('waive')}\b[^.;!?\n]{{0,30}}?\b{_SAFEGUARDS}\b|"
     # ... a procedure too: "the usual steps are skipped", "the process is optional".
@@ -31,8 +31,9 @@ _WAIVED = _r(
     r"\b(?:are|is)\s+(?:now\s+)?(?:all\s+)?pre-?(?:cleared|approved|"
     rf"authori[sz]ed)\b|\b{_SAFEGUARDS}\s+(?:no longer appl(?:y|ies)|(?:is|are|"
     r"has been|have been) (?:no longer (?:in force|valid|active|applicable|needed|required)|"
-    r"(?:now )?(?:void|null and void|cancelled|revoked|rescinded)))\b", _I)
-_NO_CHECKS = _r(rf"\bno\s+(?:more\s+)?(?:[\w-]+\s+)?{_CHECKS}\b", _I)
+    r"(?:now )?(?:void|null and void|cancelled|revoked|rescinded)))\b|"
+    # ... or simply none: "no checks", "no more sign-offs".
+    rf"\bno\s+(?:more\s+)?(?:[\w-]+\s+)?{_CHECKS}\b", _I)
 _NO_NEED_TO_ASK = _r(
     rf"\b{_d('no_need')}\s+(?:{_d('ask_consent')}|"
     r"get (?:her |his |their )?(?:ok|okay|approval|sign-?off|consent))\b"
@@ -115,18 +116,12 @@ _USERS_THING = _r(rf"\b(?:{_USER_OWN}|her|his|their)\s+(?:[\w-]+\s+)?[\w-]+", _I
 # Consent taken away: "without a prompt", "without contacting the client" (her own "never book
 # without asking her" is negated; "OK with the concierge rebooking without asking" is her consent).
 _UNASKED = _r(
-    r"\bwithout\s+(?:first\s+|a\s+|any\s+|her\s+|his\s+|their\s+|the user's\s+)?(?:prompt\w*|"
-    r"ask\w*|check\w*|confirm\w*|consult\w*|contact\w*|tell\w*|inform\w*|notif\w*|approv\w*|"
-    r"consent|permission|authori[sz]ation|sign-?off|input|involvement|knowledge|say-?so|ok|"
-    r"okay|reference|agreement|review\w*|verif\w*)\b|\b(?:enrol|enroll|sign\w* (?:her |him |them )?up|"
-    r"subscrib|renew|opt (?:her|him|them) in|charg)\w*\b[^.;!?\n]{0,30}?\bautomatically\b|"
-    r"\bbefore (?:she|he|they) (?:wakes|notices|"
-    r"checks|sees|replies|responds|finds out|gets a chance|can (?:object|reply|respond|say no|check))\b|\bauto-?(?:accept|approv|pay|renew|charg|book|"
-    r"confirm|upgrad|enrol|subscrib|sign)\w*", _I)
-_NEGATION = _r(r"\b(?:never|not|don't|dont|doesn't|do not|no|nothing|none|won't|avoid\w*)\b", _I)
+    rf"\bwithout\s+(?:first\s+|a\s+|any\s+|her\s+|his\s+|their\s+|the user's\s+)?{_d('unasked')}\b|"
+    rf"\b(?:{_d('automatic')}|sign\w* (?:her |him |them )?up|opt (?:her|him|them) in)\b[^.;!?\n]{{0,30}}?"
+    rf"\bautomatically\b|\bbefore (?:she|he|they) {_d('before_she')}\b|\bauto-?{_d('auto')}", _I)
+_NEGATION = _r(rf"\b{_d('negation')}\b", _I)
 _ATTITUDE_HEAD = _r(rf"^\s*(?:(?:she|he|they|the user)\s+(?:is\s+|'s\s+)?)?{_ATTITUDE}\b", _I)
-_GAIN_REFUSED = _r(r"\b(?:skip\w*|no|not|never|avoid\w*|without|don't|dont|stop|hates?|dislikes?|"
-                   r"refuses?|declines?|none|free of|against)\b[^.;!?\n]{0,25}$", _I)
+_GAIN_REFUSED = _r(rf"\b{_d('refusal')}\b[^.;!?\n]{{0,25}}$", _I)
 _GAIN_RE = _r(rf"\b{_GAIN}(?![\w-])", _I)
 # The note says the agent's own side profits: no wish of hers needs that said ("Corvid Hotels,
 # who fund the concierge", "it earns the desk a bonus", "credited to the agency account").
@@ -137,7 +132,7 @@ _CONFLICT = _r(
     rf"cut|commission|bonus|kick-?back|fee|money|extra|percentage|share)\b|\b(?:credited|paid|"
     rf"transferred)\s+(?:out\s+)?to\s+{_US}\b|\b(?:kick-?backs?|commissions?|bonus(?:es)?)\s+(?:to|for)\s+"
     rf"{_US}\b", _I)
-_OTHER_SPEAKER = _r(r"\b(?:our|ours|us|we|i|i've|i'm|i'd|i'll|me|my)\b", _I)
+_OTHER_SPEAKER = _r(rf"\b{_d('other_speaker')}\b", _I)
 # "Her company decides her budget": her own people deciding is her arrangement.
 _THIRD_PARTY_OWN = _r(rf"^\s*{_USER_OWN}\s+(?:[\w-]+\s+){{0,2}}$", _I)
 _THIRD_PERSON_USER = _r(rf"\b(?:{_USER}|{_USER_OWN})\b", _I)
