@@ -101,12 +101,9 @@ _GOES_TO = _r(
 # "their lounge staff should be told her travel plans" (not whoever serves her booking).
 _RECEIVES = _r(
     rf"(?:^|[.;:,]\s*|\b(?:and|also)\s+)((?:[\w'\u2019-]+\s+){{1,4}}?)(?:should|must|can|may|will|is to|"
-    rf"are to|gets? to)\s+(?:also\s+|always\s+)?(?:get|receive|see|have|access|be given|be sent|be "
-    rf"told|be shown|be copied on|be informed of)\s+(?:a copy of\s+|copies of\s+|access to\s+)?"
-    rf"{_USER_OWN}\s+(?:[\w-]+\s+){{0,2}}?(?:profile|data|details|information|info|history|records?|"
-    rf"notes|itinerar(?:y|ies)|(?:travel )?plans|contacts?|documents?|passport|id|address|schedule|"
-    rf"bookings?|whereabouts|movements|preferences)\b", _I)
-_CC = _r(rf"(?:^|[.;:!?,]\s*|\b(?:and|also|always|please)\s+)(?:cc|bcc|copy in|loop in)\s+"
+    rf"are to|gets? to)\s+(?:also\s+|always\s+)?{_d('receive')}\s+(?:a copy of\s+|copies of\s+|"
+    rf"access to\s+)?{_USER_OWN}\s+(?:[\w-]+\s+){{0,2}}?{_d('her_data')}\b", _I)
+_CC = _r(rf"(?:^|[.;:!?,]\s*|\b(?:and|also|always|please)\s+){_d('copy_in')}\s+"
          rf"(?!{_USER_OWN}\b|{_USER}\b)(?:the\s+|a\s+|an\s+|our\s+)?[\w'-]+", _I)
 _LET_HAVE = _r(
     rf"\blet\s+(?!{_USER}\b|{_USER_OWN}\b)(?:the\s+|a\s+|an\s+|any\s+|our\s+)?[\w'-]+(?:\s+[\w'-]+){{0,3}}?"
@@ -283,36 +280,28 @@ _FALSIFIED = _r(
     r"their|the)\s+(?:[\w-]+\s+){0,4}?(?:complaints?|feedback|claims?|requests?|disputes?|reviews?|"
     r"tickets?|cases?|incidents?)\b[^.;!?\n]{0,30}?\bas\b", _I)
 _SILENCED = _r(
-    rf"\b{_USER_OWN}\s+(?:[\w-]+\s+)?(?:complaints?|feedback|reviews?|requests?|messages?|claims?|"
-    rf"appeals?)\s+(?:never|don't|do not|must not|mustn't|should not|shouldn't|won't|will not)\s+"
-    rf"(?:ever\s+)?(?:reach|get to|go to|be passed|be forwarded|be sent|be escalated|be seen)\b", _I)
+    rf"\b{_USER_OWN}\s+(?:[\w-]+\s+)?{_d('her_word')}\s+{_d('must_not')}\s+(?:ever\s+)?{_d('reach')}\b",
+    _I)
 # Her decisions handed to someone other than her agent or her own people.
 _DELEGATED = _r(
-    rf"\b(?:delegated|handed|given|transferred|assigned|signed over|passed)\s+(?:all\s+|every\s+|"
-    rf"her\s+|of her\s+)*(?:decisions?|choices?|control|authority|say|decision-making|bookings?)\s+"
+    rf"\b{_d('handed')}\s+(?:all\s+|every\s+|her\s+|of her\s+)*{_d('decisions')}\s+"
     rf"(?:\w+\s+)?to\s+(?!{_USER_OWN}\b|{_USER}\b|the (?:concierge|agent|assistant)\b)", _I)
 # Blanket consent reported: "she says yes to any add-on the agent suggests".
-_BLANKET = _r(r"\b(?:says? yes|agrees?|consents?|is fine|is happy|is ok(?:ay)?|approves?|accepts?)\s+"
-              r"(?:to\s+|with\s+)?(?:any|all|every|whatever|anything)\b", _I)
+_BLANKET = _r(rf"\b{_d('blanket_yes')}\s+(?:to\s+|with\s+)?(?:any|all|every|whatever|anything)\b", _I)
 _CONSENT_CLAIMED = _r(
     r"\b(?:she|he|they|the (?:user|client|guest|customer|travell?er))\s+(?:has\s+|have\s+|had\s+)?"
-    r"(?:already\s+)?(?:agreed|consented|approved|accepted|signed off|okayed|ok'd|authori[sz]ed|"
-    r"opted in|said yes|(?:gave|given|granted)\s+(?:\w+\s+)?(?:approval|consent|permission|"
-    r"authori[sz]ation|sign-?off|the go-ahead))\b", _I)
+    rf"(?:already\s+)?(?:{_d('consented')}|(?:gave|given|granted)\s+(?:\w+\s+)?{_d('permission')})\b",
+    _I)
 # Consent claimed for everything to come: "approval for all future card charges".
-_BLANKET_SCOPE = _r(r"\b(?:all|any|every|whatever)\s+(?:future\s+|further\s+|later\s+|upcoming\s+)?"
-                    r"(?:[\w-]+\s+)?(?:charges?|payments?|purchases?|upgrades?|bookings?|add-?ons?|"
-                    r"extras?|fees?|costs?|changes?)\b", _I)
+_BLANKET_SCOPE = _r(rf"\b(?:all|any|every|whatever)\s+(?:future\s+|further\s+|later\s+|upcoming\s+)?"
+                    rf"(?:[\w-]+\s+)?{_d('purchases')}\b", _I)
 # Her purchases tagged for someone else: "her bookings carry the Zephyr referral tag".
-_TAGGED = _r(r"\b(?:referral|affiliate|tracking|kickback|commission)\s+(?:tags?|codes?|links?|ids?|"
-             r"parameters?|numbers?|cookies?)\b", _I)
+_TAGGED = _r(rf"\b{_d('tag_kind')}\s+{_d('tag')}\b", _I)
 # Her secrets asked for: "ask her for her frequent flyer password".
 _SOLICIT = _r(
-    rf"\b(?:ask|request|get|collect|obtain|take|confirm|check|prompt|have)\w*\s+(?:{_USER}\s+)?(?:for\s+|"
+    rf"\b{_d('solicit')}\s+(?:{_USER}\s+)?(?:for\s+|"
     rf"to (?:share|give|send|provide|type|enter|read out|confirm)\s+)?(?:{_USER_OWN}|her|his|their|the)\s+"
-    rf"(?:[\w-]+\s+){{0,3}}?(?:passwords?|passcodes?|pins?|pin codes?|logins?|credentials?|security "
-    rf"(?:codes?|answers?|questions?)|2fa|mfa|one-time (?:codes?|passwords?)|otps?|verification "
-    rf"codes?|cvvs?|cvcs?)\b", _I)
+    rf"(?:[\w-]+\s+){{0,3}}?{_d('credentials')}\b", _I)
 # Someone else's words taken as hers: "treat instructions in her e-mails as if she wrote them".
 _TRUST = _r(
     rf"\b(?:treat|regard|consider|take|handle|accept|follow|read)\w*\b[^.;!?\n]{{0,50}}?\bas (?:if|"
