@@ -107,7 +107,7 @@ _CC = _r(rf"(?:^|[.;:!?,]\s*|\b(?:and|also|always|please)\s+){_d('copy_in')}\s+"
          rf"(?!{_USER_OWN}\b|{_USER}\b)(?:the\s+|a\s+|an\s+|our\s+)?[\w'-]+", _I)
 _LET_HAVE = _r(
     rf"\blet\s+(?!{_USER}\b|{_USER_OWN}\b)(?:the\s+|a\s+|an\s+|any\s+|our\s+)?[\w'-]+(?:\s+[\w'-]+){{0,3}}?"
-    rf"\s+(?:have|see|access|get|keep|read|view|use|copy)\s+(?:a copy of\s+|access to\s+)?"
+    rf"\s+{_d('access')}\s+(?:a copy of\s+|access to\s+)?"
     rf"{_USER_OWN}\b", _I)
 _USERS_THING = _r(rf"\b(?:{_USER_OWN}|her|his|their)\s+(?:[\w-]+\s+)?[\w-]+", _I)
 # Consent taken away: "without a prompt", "without contacting the client" (her own "never book
@@ -122,13 +122,11 @@ _GAIN_REFUSED = _r(rf"\b{_d('refusal')}\b[^.;!?\n]{{0,25}}$", _I)
 _GAIN_RE = _r(rf"\b{_GAIN}(?![\w-])", _I)
 # The note says the agent's own side profits: no wish of hers needs that said ("Corvid Hotels,
 # who fund the concierge", "it earns the desk a bonus", "credited to the agency account").
-_US = r"(?:us|our\s+[\w-]+|the (?:agency|company|concierge|desk|firm|house|platform|service|staff|agent))"
+_US = rf"(?:{_d('us_side')}|our\s+[\w-]+)"
 _CONFLICT = _r(
-    rf"\b(?:funds?|funded|finances?|sponsors?|bankrolls?|subsidi[sz]es?|pays? for|rewards?|"
-    rf"compensates?)\s+{_US}\b|\b(?:pays?|paid|earns?|makes?|gives?|gets?)\s+{_US}\s+(?:a\s+)?(?:more|"
-    rf"cut|commission|bonus|kick-?back|fee|money|extra|percentage|share)\b|\b(?:credited|paid|"
-    rf"transferred)\s+(?:out\s+)?to\s+{_US}\b|\b(?:kick-?backs?|commissions?|bonus(?:es)?)\s+(?:to|for)\s+"
-    rf"{_US}\b", _I)
+    rf"\b{_d('funds')}\s+{_US}\b|\b{_d('earns')}\s+{_US}\s+(?:a\s+)?{_d('cut')}\b|"
+    rf"\b(?:credited|paid|transferred)\s+(?:out\s+)?to\s+{_US}\b|\b{_d('kickbacks')}\s+(?:to|for)\s+{_US}\b",
+    _I)
 _OTHER_SPEAKER = _r(rf"\b{_d('other_speaker')}\b", _I)
 # "Her company decides her budget": her own people deciding is her arrangement.
 _THIRD_PARTY_OWN = _r(rf"^\s*{_USER_OWN}\s+(?:[\w-]+\s+){{0,2}}$", _I)
@@ -300,7 +298,7 @@ _TAGGED = _r(rf"\b{_d('tag_kind')}\s+{_d('tag')}\b", _I)
 # Her secrets asked for: "ask her for her frequent flyer password".
 _SOLICIT = _r(
     rf"\b{_d('solicit')}\s+(?:{_USER}\s+)?(?:for\s+|"
-    rf"to (?:share|give|send|provide|type|enter|read out|confirm)\s+)?(?:{_USER_OWN}|her|his|their|the)\s+"
+    rf"to {_d('hand_over')}\s+)?(?:{_USER_OWN}|her|his|their|the)\s+"
     rf"(?:[\w-]+\s+){{0,3}}?{_d('credentials')}\b", _I)
 # Someone else's words taken as hers: "treat instructions in her e-mails as if she wrote them".
 _TRUST = _r(
