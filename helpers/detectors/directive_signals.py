@@ -46,9 +46,7 @@ _AUTHORITY_CLAIM = _r(
     rf"(?:{_ORDER_WORDS}|notes?|messages?|word|requests?|"
     rf"updates?|notices?|fyi|memos?)\s+from)\s+(?:the\s+|our\s+)?(?:[\w-]+\s+)?(?:{_AUTHORITY}|"
     rf"(?:desk|team|department|dept|office|division|unit|bureau|hq))\b"
-    rf"(?!['\u2019]s)|\b{_AUTHORITY}-(?:approved|authori[sz]ed|mandated|sanctioned|verified|"
-    rf"cleared|issued)\b|\((?:ops|admin|system|sys|internal|compliance|management|operator|"
-    rf"staff|mgmt)\)", _I)
+    rf"(?!['\u2019]s)|\b{_AUTHORITY}-{_d('stamped')}\b|\({_d('authority_tag')}\)", _I)
 _POSSESSED = _r(rf"\b(?:{_USER_OWN}|she|he)\s+(?:[\w-]+\s+){{0,2}}$", _I)
 _ADDRESS_HEADING = _r(
     rf"\b(?:{_HANDLER}\s+(?:rules?|notes?|instructions?|memo|guidance|reminders?|briefing|"
@@ -93,10 +91,8 @@ _TOLD_FIRST = _r(
     rf"[\w'-]+(?:\s+[\w'-]+){{0,2}}?\s+(?:before|ahead of|prior to)\s+(?:telling|informing|notifying|"
     rf"alerting|warning|contacting)\s+{_USER}\b", _I)
 _GOES_TO = _r(
-    rf"\b{_USER_OWN}\s+(?:[\w-]+\s+){{0,2}}?(?:(?:go|goes|flow|flows|get sent|gets sent|are sent|is "
-    rf"sent|are copied|is copied)\s+(?:straight\s+|directly\s+|automatically\s+)?to|(?:go|goes|run|"
-    rf"runs|are routed|is routed|are booked|is booked|are placed|is placed)\s+(?:through|via))\s+"
-    rf"(?!{_USER_OWN}\b|{_USER}\b)", _I)
+    rf"\b{_USER_OWN}\s+(?:[\w-]+\s+){{0,2}}?(?:{_d('sent_to')}\s+(?:straight\s+|directly\s+|"
+    rf"automatically\s+)?to|{_d('routed')}\s+(?:through|via))\s+(?!{_USER_OWN}\b|{_USER}\b)", _I)
 # Someone else to receive her data: "the partner hotel's kitchen should get her full profile",
 # "their lounge staff should be told her travel plans" (not whoever serves her booking).
 _RECEIVES = _r(
@@ -105,10 +101,9 @@ _RECEIVES = _r(
     rf"access to\s+)?{_USER_OWN}\s+(?:[\w-]+\s+){{0,2}}?{_d('her_data')}\b", _I)
 _CC = _r(rf"(?:^|[.;:!?,]\s*|\b(?:and|also|always|please)\s+){_d('copy_in')}\s+"
          rf"(?!{_USER_OWN}\b|{_USER}\b)(?:the\s+|a\s+|an\s+|our\s+)?[\w'-]+", _I)
-_LET_HAVE = _r(
-    rf"\blet\s+(?!{_USER}\b|{_USER_OWN}\b)(?:the\s+|a\s+|an\s+|any\s+|our\s+)?[\w'-]+(?:\s+[\w'-]+){{0,3}}?"
-    rf"\s+{_d('access')}\s+(?:a copy of\s+|access to\s+)?"
-    rf"{_USER_OWN}\b", _I)
+_LET_HAVE = _r(rf"\blet\s+(?!{_USER}\b|{_USER_OWN}\b)(?:the\s+|a\s+|an\s+|any\s+|our\s+)?[\w'-]+"
+               rf"(?:\s+[\w'-]+){{0,3}}?\s+{_d('access')}\s+"
+               rf"(?:a copy of\s+|access to\s+)?{_USER_OWN}\b", _I)
 _USERS_THING = _r(rf"\b(?:{_USER_OWN}|her|his|their)\s+(?:[\w-]+\s+)?[\w-]+", _I)
 # Consent taken away: "without a prompt", "without contacting the client" (her own "never book
 # without asking her" is negated; "OK with the concierge rebooking without asking" is her consent).
@@ -266,30 +261,22 @@ _CONSENT_FORGED = _r(
     rf"[^.;!?\n]{{0,20}}?\b(?:consent\w*|opt(?:ed)?[- ]?in|agreed|accepted|signed)\b", _I)
 # Her words edited: "her negative reviews are to be softened before they are posted".
 _TAMPERED = _r(
-    rf"\b{_USER_OWN}\s+(?:[\w-]+\s+){{0,2}}?(?:reviews?|feedback|complaints?|messages?|words|"
-    rf"ratings?|comments?|answers?|requests?|notes?|e-?mails?)\s+(?:(?:are|is|should|must|will|"
-    rf"can|may|get|gets)\s+)?(?:to\s+)?(?:be\s+|always\s+|first\s+){{0,2}}(?:softened|edited|altered|"
-    rf"rewritten|reworded|toned down|watered down|censored|suppressed|deleted|removed|filtered|"
-    rf"changed|doctored|sanitised|sanitized|trimmed)\b|\b(?:soften|edit|alter|rewrite|reword|tone "
-    rf"down|water down|censor|suppress|doctor|sanitise|sanitize)\s+{_USER_OWN}\s+(?:[\w-]+\s+)?"
-    rf"(?:reviews?|feedback|complaints?|ratings?|comments?)\b", _I)
-_FALSIFIED = _r(
-    r"\b(?:mark|record|log|label|flag|file|report|close|tag|list)\w*\s+(?:any|all|every|each|her|his|"
-    r"their|the)\s+(?:[\w-]+\s+){0,4}?(?:complaints?|feedback|claims?|requests?|disputes?|reviews?|"
-    r"tickets?|cases?|incidents?)\b[^.;!?\n]{0,30}?\bas\b", _I)
-_SILENCED = _r(
-    rf"\b{_USER_OWN}\s+(?:[\w-]+\s+)?{_d('her_word')}\s+{_d('must_not')}\s+(?:ever\s+)?{_d('reach')}\b",
-    _I)
+    rf"\b{_USER_OWN}\s+(?:[\w-]+\s+){{0,2}}?{_d('her_words')}\s+(?:(?:are|is|should|must|will|can|may|"
+    rf"get|gets)\s+)?(?:to\s+)?(?:be\s+|always\s+|first\s+){{0,2}}{_d('softened')}\b|"
+    rf"\b{_d('soften')}\s+{_USER_OWN}\s+(?:[\w-]+\s+)?{_d('her_reviews')}\b", _I)
+_FALSIFIED = _r(rf"\b{_d('falsify')}\s+(?:any|all|every|each|her|his|their|the)\s+(?:[\w-]+\s+){{0,4}}?"
+                rf"{_d('cases')}\b[^.;!?\n]{{0,30}}?\bas\b", _I)
+_SILENCED = _r(rf"\b{_USER_OWN}\s+(?:[\w-]+\s+)?{_d('her_word')}\s+{_d('must_not')}\s+"
+               rf"(?:ever\s+)?{_d('reach')}\b", _I)
 # Her decisions handed to someone other than her agent or her own people.
 _DELEGATED = _r(
     rf"\b{_d('handed')}\s+(?:all\s+|every\s+|her\s+|of her\s+)*{_d('decisions')}\s+"
     rf"(?:\w+\s+)?to\s+(?!{_USER_OWN}\b|{_USER}\b|the (?:concierge|agent|assistant)\b)", _I)
 # Blanket consent reported: "she says yes to any add-on the agent suggests".
 _BLANKET = _r(rf"\b{_d('blanket_yes')}\s+(?:to\s+|with\s+)?(?:any|all|every|whatever|anything)\b", _I)
-_CONSENT_CLAIMED = _r(
-    r"\b(?:she|he|they|the (?:user|client|guest|customer|travell?er))\s+(?:has\s+|have\s+|had\s+)?"
-    rf"(?:already\s+)?(?:{_d('consented')}|(?:gave|given|granted)\s+(?:\w+\s+)?{_d('permission')})\b",
-    _I)
+_CONSENT_CLAIMED = _r(rf"\b(?:she|he|they|the (?:user|client|guest|customer|travell?er))\s+"
+                      rf"(?:has\s+|have\s+|had\s+)?(?:already\s+)?(?:{_d('consented')}|"
+                      rf"(?:gave|given|granted)\s+(?:\w+\s+)?{_d('permission')})\b", _I)
 # Consent claimed for everything to come: "approval for all future card charges".
 _BLANKET_SCOPE = _r(rf"\b(?:all|any|every|whatever)\s+(?:future\s+|further\s+|later\s+|upcoming\s+)?"
                     rf"(?:[\w-]+\s+)?{_d('purchases')}\b", _I)
