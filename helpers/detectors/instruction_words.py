@@ -22,6 +22,7 @@ _SECTIONS = r"(?:memory_policy|user_profile|global_memory|session_memory|recent_
 # something aside, then (within a few words) what an assistant is given. The words of each class,
 # by language, are data/phrases/instruction_words.yaml; what stays here is how they combine.
 def _w(cls: str) -> str:
+    """A word class of data/phrases/instruction_words.yaml, as a regex group."""
     return group("instruction_words", cls)
 
 
