@@ -18,7 +18,7 @@ write_policy=...)`), whose write boundary checks every field of every write path
 (`refused_notes`, `refused_texts`, `refused_profile`). A reader switches a rule off, or adds one, by building another policy:
 
     loose = DEFAULT_WRITE_POLICY.without("ungrounded")
-    strict = DEFAULT_WRITE_POLICY.with_rule(gate.Rule("special_category", ...))
+    strict = DEFAULT_WRITE_POLICY.with_rule(Rule("special_category", ...))
 
 Nothing is patched. `helpers.gate.check(text, keywords)` is the shape and content part alone.
 """
@@ -29,25 +29,22 @@ import dataclasses
 import functools
 import itertools
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal, get_args
+from typing import Any, get_args
 
 from helpers import gate
 from helpers.detectors.checksums import iban_valid, luhn_valid
 from helpers.detectors.cues import _CARD_WORDS, _ID_CUES
 from helpers.detectors.payment import card_shaped
-from helpers.gate import GateDecision
+from helpers.gate import GateDecision, Rule
 from helpers.note_fields import Kind, valid_unicode
 from helpers.veto import VETO_RULE, Veto
 from helpers.provenance import (LEXICAL, TOPIC_TAGS, Meaning, default_meaning, grounded_in,
                                 restates_user)
 from helpers.text import (NOT_A_TOPIC, Vocabulary, content_words, in_own_words, topic_words,
                           unsupported)
-
-Effect = Literal["block", "session"]
-
 
 @dataclass(frozen=True)
 class Candidate:
@@ -68,28 +65,6 @@ class Candidate:
     def content(self) -> str:
         """What the gate's content rules read: text and keywords, normalised."""
         return gate.content_of(self.text, self.keywords)
-
-
-@dataclass(frozen=True)
-class PolicyRule:
-    """One rule. `refuses` returns the sentence the model is told, or None when the rule has nothing
-    to say. A "block" rule refuses the write; a "session" rule keeps it for this session only."""
-
-    id: str
-    does: str  # what the rule does, for explain()
-    refuses: Callable[[Candidate], str | None]
-    effect: Effect = "block"
-
-
-def from_gate_rule(rule: gate.Rule, *, shape: bool = False) -> PolicyRule:
-    """A gate table row as a policy rule: shape rows read the raw text, content rows the content."""
-    if shape:
-        return PolicyRule(
-            rule.id, rule.blocks, lambda c: rule.reason if rule.matches(c.text) else None
-        )
-    return PolicyRule(
-        rule.id, rule.blocks, lambda c: rule.reason if rule.matches(c.content) else None
-    )
 
 
 # ---- the note: about the user, third person, stated -------------------------------------------
@@ -259,14 +234,14 @@ def _means(c: Candidate, heard: str | None, meaning: Meaning) -> bool:
     return restates_user(c.text, c.said_by_user or "", heard, meaning) is not None
 
 
-def grounding_rule(meaning: Meaning = LEXICAL) -> PolicyRule:
+def grounding_rule(meaning: Meaning = LEXICAL) -> Rule:
     """The `ungrounded` rule, judging rewordings by `meaning` (see `WritePolicy.with_meaning`)."""
-    return PolicyRule(
+    return Rule(
         "ungrounded",
         "names, numbers, keywords or topic words the user never said this turn "
         "(after a document or tool result: nearly all the user's words, or the user's meaning; "
         "never the document's)",
-        functools.partial(ungrounded, meaning=meaning),
+        "", functools.partial(ungrounded, meaning=meaning), reads="candidate",
     )
 
 
@@ -445,34 +420,34 @@ def split_number(c: Candidate) -> str | None:
 
 # ---- the policy -----------------------------------------------------------------------------
 
+# These read the whole candidate and their tests return the sentence the model is told (reason "").
 # Rewordings and translations are judged by helpers.encoder's encoder when it loads, else refused
 # as word-by-word grounding refuses them.
-NOTE_RULES: tuple[PolicyRule, ...] = (
-    PolicyRule(
+NOTE_RULES: tuple[Rule, ...] = (
+    Rule(
         "split_number",
         "a note whose digits, joined to those of the user's other notes, make a card, IBAN, "
         "ID or account number ('Card number starts 4929 1234' then '... 5678 9012')",
-        split_number,
+        "", split_number, reads="candidate",
     ),
-    PolicyRule(
+    Rule(
         "first_person",
         "notes in the first person ('I prefer ...'): an agent's own answer, "
         "not a note about the user",
-        first_person,
+        "", first_person, reads="candidate",
     ),
-    PolicyRule(
+    Rule(
         "asked_not_stated",
         "notes from a question or request the user made ('Which seat do I like?', "
         "'Find me a flight to Oslo'), e.g. the agent restating memory or the task",
-        asked_not_stated,
+        "", asked_not_stated, reads="candidate",
     ),
     grounding_rule(default_meaning()),
-    PolicyRule(
+    Rule(
         "scope_by_sentence",
         "makes a note session-only when the user's sentence it comes from "
         "is for this time ('on this trip')",
-        scope_by_sentence,
-        effect="session",
+        "", scope_by_sentence, reads="candidate", effect="session",
     ),
 )
 
@@ -481,7 +456,7 @@ NOTE_RULES: tuple[PolicyRule, ...] = (
 class WritePolicy:
     """An ordered, immutable set of write rules. Build variants with `without` and `with_rule`."""
 
-    rules: tuple[PolicyRule, ...] = field(default_factory=tuple)
+    rules: tuple[Rule, ...] = field(default_factory=tuple)
     # Asked last, about notes every rule allowed; only its refusal counts (helpers.veto).
     veto: Veto | None = None
 
@@ -491,10 +466,8 @@ class WritePolicy:
         doubled = sorted({i for i in ids if ids.count(i) > 1})
         if doubled:
             raise ValueError(f"rule ids must be unique, doubled: {doubled}")
-        if not all(isinstance(r, PolicyRule) for r in rules):
-            raise TypeError(
-                "rules must be PolicyRule objects (see helpers.write_policy.from_gate_rule)"
-            )
+        if not all(isinstance(r, Rule) for r in rules):
+            raise TypeError("rules must be Rule objects (helpers.gate.Rule)")
         object.__setattr__(self, "rules", rules)
 
     @classmethod
@@ -502,8 +475,8 @@ class WritePolicy:
         """The gate's tables, as they are now, then the note, grounding and scope rules."""
         return cls(
             (
-                *(from_gate_rule(r, shape=True) for r in gate.SHAPE_RULES),
-                *(from_gate_rule(r) for r in gate.CONTENT_RULES),
+                *gate.SHAPE_RULES,
+                *gate.CONTENT_RULES,
                 *NOTE_RULES,
             )
         )
@@ -531,16 +504,13 @@ class WritePolicy:
         veto = None if VETO_RULE in rule_ids else self.veto
         return WritePolicy(tuple(r for r in self.rules if r.id not in rule_ids), veto)
 
-    def with_rule(self, rule: PolicyRule | gate.Rule) -> WritePolicy:
+    def with_rule(self, rule: Rule) -> WritePolicy:
         """The same policy with one more rule (or a rule of the same id replaced, in its place).
 
-        A `gate.Rule` reads the normalised note and keywords, like the gate's content rules. A new
-        blocking rule goes before the scope rules, so it is applied to every note.
+        A new blocking rule goes before the scope rules, so it is applied to every note.
         """
-        if isinstance(rule, gate.Rule):
-            rule = from_gate_rule(rule)
-        if not isinstance(rule, PolicyRule):
-            raise TypeError(f"expected a PolicyRule or gate.Rule, got {type(rule).__name__}")
+        if not isinstance(rule, Rule):
+            raise TypeError(f"expected a Rule (helpers.gate.Rule), got {type(rule).__name__}")
         if rule.id in self.rule_ids:
             return WritePolicy(tuple(rule if r.id == rule.id else r for r in self.rules), self.veto)
         at = len(self.rules)
@@ -615,7 +585,7 @@ class WritePolicy:
         """Every rule as a Markdown table, in the order the rules are applied."""
         rows = ["| rule | effect | what it does |", "|---|---|---|"]
         rows += [
-            f"| `{r.id}` | {'refuses' if r.effect == 'block' else 'session only'} | {r.does} |"
+            f"| `{r.id}` | {'refuses' if r.effect == 'block' else 'session only'} | {r.blocks} |"
             for r in self.rules
         ]
         if self.veto is not None:
@@ -711,12 +681,10 @@ __all__ = [
     "DEFAULT_WRITE_POLICY",
     "NOTE_RULES",
     "PolicyRefused",
-    "PolicyRule",
     "TOPIC_TAGS",
     "WritePolicy",
     "asked_not_stated",
     "first_person",
-    "from_gate_rule",
     "grounding_rule",
     "is_question",
     "is_request",
