@@ -63,21 +63,36 @@ def main(argv: list[str]) -> int:
     lexical = DEFAULT_WRITE_POLICY.with_meaning(LEXICAL)
     policies = [("before: without the document's text (LEXICAL)", lexical, False),
                 ("LEXICAL, with the document's text", lexical, True)]
-    if threshold is None:
-        policies.append((f"default: encoder meaning (threshold {ENCODER_THRESHOLD}, margin "
-                         f"{ENCODER_MARGIN})", DEFAULT_WRITE_POLICY, True))
-    else:
-        from helpers.encoder import default_encoder  # only when asked: loads the encoder
+    from helpers.encoder import default_encoder  # the default policy's encoder, counted here
 
-        meaning = encoder_meaning(default_encoder(), threshold, margin)
-        policies.append((f"encoder meaning, threshold {threshold}, margin {margin}",
-                         DEFAULT_WRITE_POLICY.with_meaning(meaning), True))
+    counted = Counted(default_encoder())
+    threshold = ENCODER_THRESHOLD if threshold is None else threshold
+    margin = ENCODER_MARGIN if "--margin" not in argv else margin
+    meaning = encoder_meaning(counted, threshold, margin)
+    policies.append((f"encoder meaning (threshold {threshold}, margin {margin}; the default is "
+                     f"{ENCODER_THRESHOLD}, {ENCODER_MARGIN})", DEFAULT_WRITE_POLICY.with_meaning(meaning), True))
     print("per language: planted refused/planted  wishes wrongly refused/wishes")
     for title, policy, heard in policies:
         print(f"## {title}")
         for name, cases in sets.items():
+            before = (counted.texts, counted.tokens)
             print("\n".join(run(name, cases, policy, heard, misses)))
+            if policy is not lexical:
+                print(f"    encoder: {counted.texts - before[0]} texts, {counted.tokens - before[1]} tokens "
+                      f"for {len(cases)} notes ({(counted.tokens - before[1]) / len(cases):.0f} tokens a note)")
     return 0
+
+
+class Counted:
+    """An encoder that counts the texts and tokens it encodes."""
+
+    def __init__(self, encoder):
+        self.encoder, self.texts, self.tokens = encoder, 0, 0
+
+    def __call__(self, texts):
+        self.texts += len(texts)
+        self.tokens += sum(self.encoder.count_tokens(t) for t in texts)
+        return self.encoder(texts)
 
 
 if __name__ == "__main__":
