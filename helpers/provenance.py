@@ -154,7 +154,10 @@ def whose_words(text: str, said: str, heard: str | None) -> Provenance:
     content = topical(text)
     user = Vocabulary([said])
     document = Vocabulary([heard]) if heard else None
-    users, documents, nobodys, numbers = [], [], [], []
+    users: list[str] = []
+    documents: list[str] = []
+    nobodys: list[str] = []
+    numbers: list[str] = []
     for word in content:
         if word[0].isdigit():
             (users if user.has(word) else numbers).append(word)
