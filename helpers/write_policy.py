@@ -7,8 +7,9 @@ decides, and a scope rule may make an allowed note session-only. The rules, in o
     content    the note and its keywords, normalised (the gate's CONTENT_RULES, first hit wins)
     split      with the user's other notes, the note's number completes a card, IBAN or ID
     note       about the user, in the third person; stated by the user, not asked
-    grounding  the note's words come from what the user said this turn (after a document, nearly
-               all of them, in any script; a reworded wish still passes: `paraphrased`)
+    grounding  the note's words come from what the user said this turn; after a document, none
+               is only the document's, and a note in other words or another language must mean
+               the user's sentence more than the document's (helpers.provenance, `with_meaning`)
     scope      "this trip" in the user's sentence makes the note session-only
     veto       optional (`with_veto`, helpers.veto): a model may refuse what the rules allowed
 
