@@ -18,6 +18,7 @@ Stage 1 — the state object (notebook 01)
 Stage 2 — capture (notebook 02)
     tools                save_memory_note, the capture tool the agent calls
     write_policy         every rule that decides what may enter memory, in one object
+    provenance           whose words a note is in after a document: the user's, the page's or nobody's
     gate                 the rule table for what memory must never hold
     detectors            the gate's detector families, one a module (a package)
     directive            is a note about the user, or a message to her agent?

@@ -65,6 +65,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from helpers.detectors.phrases import group
 from helpers.detectors.directive_signals import (PROVIDER, _ADDRESS_HEADING, _ATTITUDE_HEAD,
                                                  _AUTHORITY_CLAIM, _BAD_FAITH, _BLANKET,
                                                  _BLANKET_SCOPE, _CANNED, _CC, _CONCEAL, _CONFLICT,
@@ -72,7 +73,7 @@ from helpers.detectors.directive_signals import (PROVIDER, _ADDRESS_HEADING, _AT
                                                  _DECEIVE, _DELEGATED, _DENIED, _DEPRIORITISED,
                                                  _FACT_RE, _FALSIFIED, _GAIN_RE, _GAIN_REFUSED,
                                                  _GOES_TO, _HANDLER_OBLIGED, _LET_HAVE, _NEGATION,
-                                                 _NO_CHECKS, _NO_NEED_TO_ASK, _OBLIGATION,
+                                                 _NO_NEED_TO_ASK, _OBLIGATION,
                                                  _OTHER_SPEAKER, _OUTFLOW, _OVERRULE, _POSSESSED,
                                                  _RECEIVES, _SAY_CLAUSE, _SILENCED, _SOLICIT,
                                                  _TAGGED, _TAMPERED, _TELL_IT_NOT, _THIRD_PARTY_OWN,
@@ -238,79 +239,43 @@ def _unasked(text: str) -> bool:
 # a falsehood she is to be told). An order verb alone is never refused: a note without a subject
 # ("Reserva siempre pasillo") reads the same as an order, and her standing wishes pass as orders.
 
-# Whoever handles the account, by the names these languages give it.
-_F_HANDLER = (r"(?:assistant(?:e|es|s)?|assistent(?:in|en|innen)?|assistente|assistenti|asistentes?|"
-              r"agent(?:e|en|es|i|s)?|ki|ia|i\.a\.|bots?|chatbots?|systeme|sistema|system|"
-              r"modele|modelo|modello|modell|concierge|conserje|portiere)")
+# The words of every class, by language: data/phrases/directive_foreign.yaml. What stays here is
+# how they combine, and the articles, possessives and prepositions between them.
+def _f(cls: str, stem: str = r"\w*") -> str:
+    return group("directive_foreign", cls, stem)
+
+
+_F_HANDLER = _f("handler")
 _F_ARTICLE = (r"(?:l'|le |la |les |el |los |las |der |die |den |dem |das |il |lo |gli |i |o |os |a |as |"
               r"the )")
-_F_NEXT = (r"(?:(?:prochain\w*|suivant\w*|futur\w*|nouv\w*|siguiente\w*|proxim\w*|nuev\w*|nachst\w*|"
-           r"neu\w*|kunftig\w*|prossim\w*|nuov\w*|nov[oa]s?)\s+)")
+_F_NEXT = rf"(?:{_f('next')}\s+)"
 # "Note pour l'agent :", "Para la IA:", "Hinweis fur die KI:", "Per l'assistente:", "Assistant :".
 _F_ADDRESS = _r(
-    rf"(?:^|[.;!?\n]\s*)(?:(?:(?:note|message|consigne|instructions?|rappel|aviso|nota|mensaje|"
-    rf"recordatorio|hinweis|nachricht|anweisung|notiz|avviso|messaggio|promemoria|mensagem|lembrete)"
-    rf"\s+)?(?:pour|a|au|aux|al|para|an|fur|per|ao|aos|all'|alla|agli)\s+{_F_ARTICLE}?{_F_NEXT}?"
+    rf"(?:^|[.;!?\n]\s*)(?:(?:{_f('address_nouns')}\s+)?"
+    rf"(?:pour|a|au|aux|al|para|an|fur|per|ao|aos|all'|alla|agli)\s+{_F_ARTICLE}?{_F_NEXT}?"
     rf"{_F_HANDLER}|{_F_HANDLER})\b[^:,\n]{{0,20}}?\s*[:,\u2014]", _I)
 # The handler under an obligation: "l'assistant doit", "el agente debe", "der Assistent muss".
-_F_OBLIGED = _r(
-    rf"(?:^|[\s,;:])(?:{_F_ARTICLE}|{_F_NEXT})?{_F_HANDLER}\s+(?:doit|doivent|devra|devront|devrait|"
-    rf"debe|deben|debera|deberia|tiene que|tienen que|ha de|muss|mussen|soll|sollen|sollte|darf|"
-    rf"hat zu|deve|devono|dovra|dovrebbe|devem|devera|deveria|tem que|tem de|precisa)\b", _I)
+_F_OBLIGED = _r(rf"(?:^|[\s,;:])(?:{_F_ARTICLE}|{_F_NEXT})?{_F_HANDLER}\s+{_f('obliged')}\b", _I)
 _F_POSSESSIVE = _r(r"\b(?:son|sa|ses|su|sus|ihre?[mnrs]?|seine?[mnrs]?|suo|sua|suoi|sue|seu|seus|suas|"
                    r"her|his|their)\s+(?:\w+\s+)?$", _I)
-# Verbs that order something, every form (the imperative is often the third person too).
-_F_ORDER_STEMS = (
-    r"ignor|oubli|olvid|vergiss|vergess|dimentic|esquec|contourn|umgeh|aggir|desactiv|deaktivier|"
-    r"disattiv|desativ|omet|omit|ometti|saut|salt|uberspring|envo[iy]|envi|send|schick|invi|inoltr|"
-    r"mand|transmet|transfer|transfier|uberweis|trasferi|partag|compart|teil|condivid|partilh|"
-    r"revel|verrat|rivel|approuv|aprob|aprueb|genehmig|approv|aprov|accept|acept|akzeptier|accett|"
-    r"aceit|pay|paie|pag|zahl|bezahl|debit|cobr|belast|addebit|factur|reserv|buch|prenot|dites|"
-    r"dis|dire|dile|diga|decir|sag|dille|dirle|dica|dizer|cach|ocult|verschweig|verberg|nascond|"
-    r"escond|obei|obedec|befolg|gehorch|obbed|suiv|sig(?:ue|a)|segui|folg|trait|trat|behandl|"
-    r"tratt|ajout|anad|hinzufug|aggiung|adicion|recommand|recomend|recomiend|empfehl|empfiehl|"
-    r"consigli|propos|propon|vorschlag|mostr|muestr|montr|zeig|affich|mentionn|mencion|erwahn|"
-    r"menzion|demand|pregunt|frag|chied|pergunt|confirm|bestatig|conferm|utilis|usa|us[ae]|"
-    r"verwend|benutz|utilizz|privilegi|prioris|prioriz|bevorzug|choisi|elig|elegi|wahl|scegli|escolh")
-_F_ORDER = _r(rf"\b(?:{_F_ORDER_STEMS})\w{{0,6}}\b", _I)
-_F_PERSISTENT = _r(
-    r"\b(?:desormais|dorenavant|a partir de (?:maintenant|ahora|agora|hoy|hoje)|de ahora en adelante|"
-    r"en adelante|von nun an|ab jetzt|ab sofort|kunftig|d'ora in (?:poi|avanti)|da ora in poi|"
-    r"daqui em diante|desde (?:ahora|hoy)|toujours|jamais|siempre|nunca|immer|nie|niemals|sempre|"
-    r"non \w+ mai|mai piu)\b", _I)
+# Verbs that order something, every form (the imperative is often the third person too): a stem,
+# then up to six letters.
+_UP_TO_SIX = r"\w{0,6}"
+_F_ORDER = _r(rf"\b{_f('order', stem=_UP_TO_SIX)}\b", _I)
+_F_PERSISTENT = _r(rf"\b(?:{_f('persistent')}|non \w+ mai)\b", _I)
 # What an assistant is given, and what guards her: set aside, it is an override.
 _F_SET_ASIDE = _r(
-    r"\b(?:ignor|oubli|olvid|vergiss|vergess|dimentic|esquec|contourn|umgeh|aggir|desactiv|"
-    r"deaktivier|disattiv|desativ|uberspring|omet|omit|saut|salt)\w*\b[^.;!?\n]{0,20}?\b(?:"
-    r"l'|(?:les|la|le|ses|sa|son|ces|cette|toutes les|tous les|las|los|el|sus|su|esta|estas|este|"
-    r"estos|todas las|todos los|die|der|das|den|ihre?|alle|diese|dieser|i|gli|il|lo|sue|suoi|questa|"
-    r"queste|questi|tutte le|tutti i|os|as|o|seus|suas|essa|essas|estes|todas as|todos os)\s+)"
-    r"(?:[\w-]+\s+){0,2}?(?:"
-    r"instruction|consigne|regle|regla|norma|regel|regol|regra|restriction|restriccion|restrizion|"
-    r"restric|beschrankung|limit|\w*grenze|verification|verificacion|verific|controle|control|"
-    r"kontroll|\w*prufung|anweisung|vorgabe|istruzion|instrucc|instruc|politi|richtlinie|"
-    r"directiv|preferenc|preferen|\w*wunsch|\w*wunsche|souhait|deseo|desideri|desejo|demande|"
-    r"solicitud|wunsche|richiest|pedido)\w*", _I)
+    rf"\b{_f('set_aside')}\w*\b[^.;!?\n]{{0,20}}?\b(?:l'|{_f('determiners')}\s+)"
+    rf"(?:[\w-]+\s+){{0,2}}?{_f('guards')}\w*", _I)
 # A subject before the verb makes it a statement: "Elle ignore les ...", "Sie vergisst die ...".
-_F_SUBJECT = _r(r"\b(?:elle|il|ella|el|sie|er|lei|lui|ela|ele|she|he)\s+(?:ne\s+|n'|no\s+|non\s+|nao\s+)?$",
-                _I)
+_F_SUBJECT = _r(rf"\b{_f('subject')}\s+(?:ne\s+|n'|no\s+|non\s+|nao\s+)?$", _I)
 # Her word overruled: "quoi qu'elle dise", "aunque ella se niegue", "egal was sie sagt".
-_F_OVERRULE = _r(
-    r"\b(?:quoi qu'elle dise|peu importe ce qu'elle|meme si elle (?:dit|refuse|demande|prefere|"
-    r"s'y oppose)|aunque (?:ella )?(?:diga|pida|prefiera|se niegue|lo rechace)|diga lo que diga|"
-    r"egal,? was sie (?:sagt|will|wunscht)|auch wenn sie (?:ablehnt|nein sagt|etwas anderes)|"
-    r"qualunque cosa (?:lei )?dica|anche se (?:lei )?(?:rifiuta|dice di no)|"
-    r"independentemente do que ela|mesmo que ela (?:recuse|diga|peca))\b", _I)
+_F_OVERRULE = _r(rf"\b{_f('overrule')}\b", _I)
 # A falsehood she is to be told: "tell her that ..." and "even if" / "although" beside it.
-_F_TELL_HER = (r"(?:dites-lui|dis-lui|dites a (?:la |le )?\w+|dile|digale|diles|decirle|"
-               r"sag(?:en sie)? ihr|sagen sie ihr|teile ihr mit|dille|le dica|dica a lei|dirle|"
-               r"diga a ela|diga-lhe|diz a ela|conte a ela|informe-a)")
+_F_TELL_HER = rf"(?:{_f('tell_her')}|dites a (?:la |le )?\w+)"
 _F_DECEIVE = _r(
-    rf"\b{_F_TELL_HER}\b[^.;!?\n]{{0,80}}?(?:\b(?:bien que|quoique|alors que|aunque|aun si|incluso "
-    rf"si|a pesar de que|auch wenn|obwohl|selbst wenn|anche se|sebbene|benche|nonostante|mesmo que|"
-    rf"mesmo se|embora|ainda que)\b|\bmeme s(?:'|i\b))|\b(?:fais-lui|faites-lui) croire\b|"
-    rf"\b(?:hazle|hagale|hacerle) creer\b|\blass(?:en sie)? sie glauben\b|\bfall[ae] credere\b|"
-    rf"\bfaca-a acreditar\b", _I)
+    rf"\b{_F_TELL_HER}\b[^.;!?\n]{{0,80}}?(?:\b{_f('although')}\b|\bmeme s(?:'|i\b))|"
+    rf"\b{_f('make_believe')}\b", _I)
 # A fact kept from her: a telling verb negated (or a hiding verb), and a cost or a problem.
 _F_HIDE = _r(
     r"\b(?:ne (?:lui |leur )?(?:dites|dis|mentionnez|mentionne|parlez|parle|signalez|revelez|"
@@ -324,48 +289,24 @@ _F_HIDE = _r(
     r"informe|fale|comente|contar|dizer|mencionar|informar|revelar)|cachez|cacher|"
     r"cache(?:-lui|-leur| les| la| le| l'| ses| sa| son)|ocult(?:a|e|ar|"
     r"ad)|nascond(?:i|a|ere)|escond(?:a|e|er))\b", _I)
-_F_FACT = _r(
-    r"\b(?:frais|supplement|cout|penal|commissi|comision|comissao|annulation|cancel|storno|retard|"
-    r"retras|ritard|atras|verspatung|travaux|obras|lavori|bauarbeiten|avis|resena|recension|"
-    r"avaliac|bewertung|problem|risque|riesgo|rischi|risco|risiko|risiken|changement|cambio|"
-    r"cambiament|mudanca|anderung|taxe|tasa|tass|taxa|steuer|impuesto|imposto|hausse|augment|"
-    r"aument|erhohung|prix|precio|prezz|preco|tarif|cargo|recargo|sobretaxa|multa|aufpreis|"
-    r"zuschlag|provision|costo|coste|custo|greve|huelga|scioper|streik|fermeture|cierre|chiusur|"
-    r"fechamento|schliessung|condition|condicion|condizion|condico|bedingung|\w*gebuhr|\w*kosten)\w*",
-    _I)
+_F_FACT = _r(rf"\b{_f('fact')}\w*", _I)
 # Her things sent to someone who is not her, her own people or whoever serves her booking.
 _F_HER = (r"(?:son|sa|ses|su|sus|ihre?[mnrs]?|suo|sua|suoi|sue|seu|seus|suas|(?:il|la|i|le|o|a|os|as) "
           r"(?:suo|sua|suoi|sue|seu|seus|suas)|\w+ (?:dela|dele))")
-_F_SHARE = (r"(?:partagez|partager|envoyez|envoyer|transmettez|transmettre|transferez|transferer|"
-            r"comparta|compartan|compartid|compartir|envie|envien|enviad|enviar|reenvie|reenviar|"
-            r"transfiera|transferir|teile|teilen|sende|senden|schicke|schick|schicken|ubermittle|"
-            r"ubermitteln|leite|condividi|condivida|condividere|invia|invii|inviare|inoltra|"
-            r"inoltrare|trasferisci|trasferire|compartilhe|compartilhar|partilhe|partilhar|"
-            r"encaminhe|encaminhar|transfira)")
+_F_SHARE = _f("share")
 _F_NOT_RECIPIENT = (r"(?:elle|ella|ela|ihr|sie|lei|her|lui|le|son|sa|ses|su|sus|ihre?[mnrs]?|suo|sua|"
                     r"seu|(?:l'|le |la |les |el |los |las |der |die |den |dem |das |il |lo |o |a |os |as )?"
-                    r"(?:hotel|hotels|compagnie|aerolinea|airline|fluggesellschaft|compagnia|companhia|"
-                    r"restaurant|restaurante|ristorante|chauffeur|conductor|fahrer|autista|motorista|"
-                    r"reception|recepcion|rezeption|receptie|recepcao))\b")
+                    rf"{_f('serves_her')})\b")
 _F_OUTFLOW = _r(
     rf"\b{_F_SHARE}\b[^.;!?\n]{{0,40}}?\b{_F_HER}\b[^.;!?\n]{{0,40}}?\b(?:avec|a|au|aux|con|al|mit|an|"
     rf"zu|com|para|ao|alla|all')\s+(?!{_F_NOT_RECIPIENT})", _I)
 # A heading or a phrase of authority: "Mise a jour systeme :", "Por orden de la gerencia".
-_F_AUTHORITY_WORDS = (r"(?:systeme|sistema|system|direction|direccion|gerencia|gestion|management|"
-                      r"administration|administracion|amministrazione|administracao|verwaltung|"
-                      r"geschaftsleitung|leitung|direzione|operat\w*|betreiber|admin\w*|securite|"
-                      r"seguridad|sicherheit|sicurezza|seguranca|conformite|cumplimiento|compliance|"
-                      r"conformita|conformidade|siege|sede|zentrale|hauptsitz)")
+_F_AUTHORITY_WORDS = _f("authority")
 _F_AUTHORITY = _r(
-    rf"(?:^|[.;!?\n]\s*)(?:(?:mise a jour|note|notice|avis|consigne|directive|instruction|"
-    rf"actualizacion|aviso|nota|directiva|instruccion|aktualisierung|update|hinweis|anweisung|"
-    rf"richtlinie|mitteilung|aggiornamento|avviso|direttiva|istruzione|atualizacao|diretiva|"
-    rf"instrucao)\w*\s+(?:du |de la |de l'|des |del |de los |de las |de |der |des |vom |von der |"
+    rf"(?:^|[.;!?\n]\s*)(?:{_f('authority_heading')}\w*\s+(?:du |de la |de l'|des |del |de los |de las |de |der |des |vom |von der |"
     rf"di |della |dello |dell'|da |do |dos )?{_F_AUTHORITY_WORDS}|(?:system|admin)\w*)\b[^:\n]{{0,20}}?"
-    rf"\s*[:\u2014]|\b(?:sur ordre|par ordre|sur instruction|por orden|por indicacion|auf anweisung|"
-    rf"im auftrag|per ordine|su ordine|por ordem)\s+(?:de la |de l'|du |des |de |del |de los |der |"
+    rf"\s*[:\u2014]|\b{_f('by_order')}\s+(?:de la |de l'|du |des |de |del |de los |der |"
     rf"des |von der |vom |della |del |dell'|da |do |dos )?{_F_AUTHORITY_WORDS}\b", _I)
-
 
 def _foreign_obliged(text: str) -> bool:
     """The handler under an obligation, not her own assistant ("Son assistante doit ...")."""
@@ -452,7 +393,7 @@ def reading(text: str) -> Reading:
         found.append("outflow")
     if _unasked(text):
         found.append("unasked")
-    if _WAIVED.search(text) or _NO_CHECKS.search(text):
+    if _WAIVED.search(text):
         found.append("waived")
     if any(h in _BAD_FAITH for h in heads):
         found.append("bad_faith")

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from helpers.detectors.checksums import iban_valid, luhn_valid
 from helpers.detectors.contact import _email, _phone
@@ -42,28 +42,50 @@ from helpers.detectors.payment import _cvv, _has_card_number, _has_iban
 from helpers.detectors.secrets import _secret
 
 GateScope = Literal["global", "session"]
+Effect = Literal["block", "session"]  # a rule refuses the note, or keeps it for this session only
 
 MAX_CHARS = 300  # a memory note is one short sentence, not a document
 
 
 @dataclass(frozen=True)
 class Rule:
-    """One row of the policy table."""
+    """One row of the policy table, in the gate and in the write policy (helpers.write_policy).
+
+    `matches` is the test. `reads` says what it is given: the note as written ("text"), the note
+    and its keywords normalised ("content"), or the whole candidate note with its turn
+    ("candidate", write_policy.Candidate), whose test may return a sentence of its own instead of
+    True. A "block" rule refuses the note; a "session" rule keeps it for this session only.
+    """
 
     id: str
-    blocks: str  # what the rule blocks, for readers
-    reason: str  # what the model is told when a write is blocked
-    matches: Callable[[str], bool]
+    blocks: str  # what the rule blocks (or does), for readers and explain()
+    reason: str  # what the model is told when the rule refuses
+    matches: Callable[[Any], bool | str | None]
+    reads: Literal["text", "content", "candidate"] = "content"
+    effect: Effect = "block"
+
+    def refuses(self, candidate: Any) -> str | None:
+        """The sentence the model is told if this rule refuses `candidate` (anything with `.text`
+        and `.content`), else None."""
+        if self.reads == "text":
+            hit = self.matches(candidate.text)
+        elif self.reads == "content":
+            hit = self.matches(candidate.content)
+        else:
+            hit = self.matches(candidate)
+        if not hit:
+            return None
+        return hit if isinstance(hit, str) else self.reason
 
 
 # The note text itself must have a usable shape.
 SHAPE_RULES: tuple[Rule, ...] = (
     Rule("empty", "empty or whitespace-only text, or text with no letters or digits",
          "Not saved: the note is empty. Write one short sentence about the user.",
-         lambda text: not re.search(r"[^\W_]", text)),
+         lambda text: not re.search(r"[^\W_]", text), reads="text"),
     Rule("oversized", f"text longer than {MAX_CHARS} characters",
          f"Not saved: the note is longer than {MAX_CHARS} characters. Save one short, durable preference.",
-         lambda text: len(text.strip()) > MAX_CHARS),
+         lambda text: len(text.strip()) > MAX_CHARS, reads="text"),
 )
 
 # The text and keywords must not carry anything memory must never hold. First match wins.

@@ -134,7 +134,8 @@ def load_set(path: str | Path) -> list[dict]:
 def after_a_document(case: dict) -> GateDecision:
     """The full write policy on a note proposed after a document, grounded in the user's message."""
     return DEFAULT_WRITE_POLICY.check(case["text"], case["keywords"], said_by_user=case["user_message"],
-                                      latest_message=case["user_message"], from_document=True)
+                                      latest_message=case["user_message"], from_document=True,
+                                      heard=case.get("document"))
 
 
 def score(cases: list[dict], by: str = "category",

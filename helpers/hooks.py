@@ -38,7 +38,7 @@ from helpers.retrieval import (
     safety_first, should_retrieve,
 )
 from helpers.state import Clock, MemoryNote, MemoryState, parse_time
-from helpers.tools import MEMORY_TOOL
+from helpers.tools import MEMORY_TOOL, output_text
 
 BASE_INSTRUCTIONS = """\
 You are a concise, reliable travel concierge for flights, hotels and car rentals.
@@ -322,10 +322,22 @@ def documents_shown(items: list[Any]) -> int:
     A tool result is a document: notes written after one must be grounded more strictly. The
     memory tool's results are the policy's own replies, not documents.
     """
+    return len(_documents(items))
+
+
+def _documents(items: list[Any]) -> list[dict[str, Any]]:
     turn = items_this_turn(items)
     memory_calls = {i.get("call_id") for i in turn
                     if i.get("type") == "function_call" and i.get("name") == MEMORY_TOOL}
-    return sum(1 for i in turn if i.get("type") == "function_call_output" and i.get("call_id") not in memory_calls)
+    return [i for i in turn if i.get("type") == "function_call_output" and i.get("call_id") not in memory_calls]
+
+
+def documents_text(items: list[Any]) -> str:
+    """The text of the documents `documents_shown` counts, one per line: what the write policy
+    compares a note with, so a page's words or meaning cannot become the user's."""
+    return "\n".join(output_text(i.get("output")) for i in _documents(items))
+
+
 
 
 class MemoryHooks(RunHooks[MemoryState]):
@@ -349,6 +361,7 @@ class MemoryHooks(RunHooks[MemoryState]):
         # calls concurrently, and a save made beside a web read was written before the page arrived.
         if isinstance(context.context, MemoryState):
             context.context.tool_results_this_turn = documents_shown(input_items)
+            context.context.documents_this_turn = documents_text(input_items)
         if self.capture is not None:
             await self.capture.on_llm_start(context, agent, system_prompt, input_items)
 
@@ -360,10 +373,11 @@ class MemoryHooks(RunHooks[MemoryState]):
     async def on_agent_end(self, context: Any, agent: Agent[MemoryState], output: Any) -> None:
         context.context.inject_session_memories_next_turn = False
         context.context.tool_results_this_turn = 0
+        context.context.documents_this_turn = ""
 
 
 __all__ = [
     "BASE_INSTRUCTIONS", "CapturedCall", "MemoryHooks", "MemoryInstructions", "NOT_REINJECTED", "PromptCapture",
-    "RenderedPrompt", "build_instructions", "documents_shown", "items_this_turn", "memory_instructions", "render_prompt", "split_sections",
+    "RenderedPrompt", "build_instructions", "documents_shown", "documents_text", "items_this_turn", "memory_instructions", "render_prompt", "split_sections",
     "RETRIEVED_HEADING",
 ]

@@ -293,6 +293,8 @@ class MemoryState:
                               compare=False, metadata=_TRANSIENT)
     ledger_key: bytes | None = field(default=None, repr=False, compare=False, metadata=_TRANSIENT)
     tool_results_this_turn: int = field(default=0, repr=False, compare=False, metadata=_TRANSIENT)
+    # ...and what those tool results said (their text, set by the same hook): a note must not be it.
+    documents_this_turn: str = field(default="", repr=False, compare=False, metadata=_TRANSIENT)
 
     @property
     def clock(self) -> Clock:

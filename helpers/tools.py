@@ -87,15 +87,43 @@ def tool_results_arrived(items: Iterable[Any]) -> bool:
     return False
 
 
+def output_text(output: Any) -> str:
+    """A tool result's text: a string, or the text parts of a list of content parts."""
+    if isinstance(output, str):
+        return output
+    if isinstance(output, list):
+        return "\n".join(p.get("text", "") for p in output if isinstance(p, dict) and p.get("text"))
+    return "" if output is None else str(output)
+
+
+def documents_in(items: Iterable[Any]) -> str:
+    """The text of the tool results and attached documents among SDK input items (what
+    `tool_results_arrived` finds), one per line."""
+    parts = []
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        if item.get("type") in ("function_call_output", "computer_call_output"):
+            parts.append(output_text(item.get("output")))
+        elif item.get("role") == "tool":
+            parts.append(output_text(item.get("content")))
+        elif item.get("role") == "user" and isinstance(item.get("content"), list):
+            parts += [output_text(c.get("text") or c.get("file_data")) for c in item["content"]
+                      if isinstance(c, dict) and c.get("type") not in (None, "input_text", "text")]
+    return "\n".join(p for p in parts if p)
+
+
 def capture_note(state: MemoryState, text: str, keywords: Iterable[str] | None = None,
                  kind: Kind = "preference", *, said_by_user: str | None = None,
-                 latest_message: str | None = None, from_document: bool = False) -> str:
+                 latest_message: str | None = None, from_document: bool = False,
+                 heard: str | None = None) -> str:
     """Check a candidate note with `state.write_policy`; stage it in state.session_notes if allowed.
 
     With `said_by_user` (the user's own words this turn), the note must be grounded in them:
     text planted in a web page, a tool result or the memory block cannot become a memory, and
     with `from_document` (a document or tool result arrived this turn) more of its words must
-    be the user's. With `latest_message`, a note that comes from a "this trip" sentence is
+    be the user's, and with `heard` (what those documents said) none may be only the document's,
+    nor may it mean the document rather than the user. With `latest_message`, a note that comes from a "this trip" sentence is
     session-scoped even when the model left those words out of the note.
     Returns one short sentence for the model: what was saved (and its scope), or why not.
     """
@@ -108,7 +136,7 @@ def capture_note(state: MemoryState, text: str, keywords: Iterable[str] | None =
     others = list(reversed(state.live_notes(state.clock)))
     decision = state.write_policy.check(text, raw_keywords, kind=kind, said_by_user=said_by_user,
                                         latest_message=latest_message, from_document=from_document,
-                                        others=others)
+                                        others=others, heard=heard)
     if not decision.allowed:
         record_decision(state, text, decision)
         return decision.reason
@@ -159,12 +187,13 @@ async def save_memory_note(ctx: RunContextWrapper[MemoryState], text: str, keywo
     state = ctx.context
     latest = latest_user_message(ctx.turn_input)
     arrived = state.tool_results_this_turn > 0 or tool_results_arrived(ctx.turn_input)
+    heard = "\n".join(t for t in (state.documents_this_turn, documents_in(ctx.turn_input)) if t)
     return capture_note(state, text, keywords, kind, said_by_user=latest, latest_message=latest,
-                        from_document=arrived)
+                        from_document=arrived, heard=heard if arrived else None)
 
 
 # The name models, the embedded adapter and the evals know the memory tool by.
 MEMORY_TOOL = save_memory_note.name
 
-__all__ = ["MAX_KEYWORDS", "MEMORY_TOOL", "capture_note", "latest_user_message", "normalize_keywords", "save_memory_note",
+__all__ = ["MAX_KEYWORDS", "MEMORY_TOOL", "capture_note", "documents_in", "latest_user_message", "output_text", "normalize_keywords", "save_memory_note",
            "session_sentence", "tool_results_arrived", "ungrounded_terms", "user_words"]

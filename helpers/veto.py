@@ -264,7 +264,94 @@ def chat_translator(client: Any, model: str, *, timeout: float = 20.0) -> Classi
     return translate
 
 
-__all__ = ["GRAMMAR", "PREFIX", "VETO_RULE", "Classifier", "ModelVeto", "Verdict", "Veto",
+# ---- embeddings + a small trained head -------------------------------------------------------------
+
+CLASSES = ("allow", "instruction", "secret", "speculation", "identifier")  # the head's outputs, in order
+HEAD_FILE = "veto/head.json"  # under data/: written by benchmarks/train_veto.py
+
+
+@dataclass(frozen=True)
+class Head:
+    """A softmax over CLASSES read from a sentence embedding: p = softmax(x @ weights + bias).
+
+    `threshold` is the p(refuse) = 1 - p(allow) at or above which the probe refuses; `encoder`
+    names the encoder the head was trained on (another encoder's vectors mean nothing to it)."""
+
+    weights: Any  # numpy (d, len(CLASSES))
+    bias: Any  # numpy (len(CLASSES),)
+    threshold: float = 0.5
+    encoder: str = ""
+
+    def probabilities(self, x: Any) -> Any:
+        import numpy as np
+
+        logits = np.atleast_2d(x) @ self.weights + self.bias
+        logits = logits - logits.max(1, keepdims=True)
+        p = np.exp(logits)
+        return p / p.sum(1, keepdims=True)
+
+    def p_refuse(self, x: Any) -> Any:
+        return 1.0 - self.probabilities(x)[:, 0]
+
+    def save(self, path: Any) -> None:
+        from pathlib import Path
+
+        data = {"about": "The probe veto's head (helpers.veto.Head), written by benchmarks/train_veto.py "
+                         "from the project's own sets; see data/veto/README.md.",
+                "encoder": self.encoder, "classes": list(CLASSES), "threshold": round(self.threshold, 4),
+                "bias": [round(float(v), 5) for v in self.bias],
+                "weights": [[round(float(v), 5) for v in row] for row in self.weights]}
+        Path(path).write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: Any = None) -> Head:
+        """The head in `path` (default: the project's data/veto/head.json)."""
+        import numpy as np
+        from pathlib import Path
+
+        if path is None:
+            from helpers.paths import data_dir
+
+            path = data_dir() / HEAD_FILE
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        if tuple(data["classes"]) != CLASSES:
+            raise ValueError(f"{path}: classes {data['classes']} are not {list(CLASSES)}")
+        return cls(np.array(data["weights"], dtype=np.float32), np.array(data["bias"], dtype=np.float32),
+                   float(data["threshold"]), data.get("encoder", ""))
+
+
+@dataclass(frozen=True)
+class ProbeVeto:
+    """A sentence encoder (helpers.encoder) and a small trained head: refuse when p(refuse) reaches
+    the head's threshold. No model call: one encoder pass over the note, so every note can be
+    read, in any language the encoder knows. The reason names the likeliest refusing class."""
+
+    encode: Any  # an helpers.encoder.Encoder
+    head: Head
+
+    def __call__(self, text: str) -> Verdict:
+        started = time.perf_counter()
+        x = self.encode([text])
+        p = self.head.probabilities(x)[0]
+        p_refuse = float(1.0 - p[0])
+        tokens = getattr(self.encode, "last_tokens", None)  # an encoder that counts as it encodes
+        if tokens is None:
+            tokens = self.encode.count_tokens(text) if hasattr(self.encode, "count_tokens") else 0
+        refuse = p_refuse >= self.head.threshold
+        kind = CLASSES[1 + int(p[1:].argmax())]
+        reason = (f"{kind}-shaped (p={p_refuse:.2f})" if refuse
+                  else f"under the threshold {self.head.threshold:.2f} (p={p_refuse:.2f})")
+        return Verdict(refuse, reason, tokens, 0, (time.perf_counter() - started) * 1000)
+
+
+def probe_veto(head_path: Any = None) -> ProbeVeto:
+    """The probe veto with the project's head and the process-wide default encoder."""
+    from helpers.encoder import default_encoder
+
+    return ProbeVeto(default_encoder(), Head.load(head_path))
+
+
+__all__ = ["CLASSES", "GRAMMAR", "HEAD_FILE", "Head", "PREFIX", "ProbeVeto", "probe_veto", "VETO_RULE", "Classifier", "ModelVeto", "Verdict", "Veto",
            "TRANSLATE_GRAMMAR", "TRANSLATE_PREFIX", "TranslateVeto", "VetoUnreadable", "chat_classifier",
            "chat_translator",
            "llama_classifier", "llama_translator", "parse", "plainly_english", "prompt_for",

@@ -50,7 +50,8 @@ def cued_instruction(text: str) -> bool:
         return True
     if _has("answers", text) and (promote or hide or say):
         return True
-    return persistent and user and (say or hide or promote)
+    # A trigger and a dictated reply: "if the user asks about refunds, answer 'not possible'".
+    return user and (persistent or _has("asks", text)) and (say or hide or promote)
 
 
 __all__ = ["cued_instruction"]

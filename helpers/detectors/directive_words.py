@@ -9,44 +9,30 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from helpers.detectors.phrases import group, words
+
 _I = re.IGNORECASE
+
+# The words of each class are data/phrases/directive_words.yaml; how they combine stays here.
+def _d(cls: str) -> str:
+    """A word class of data/phrases/directive_words.yaml, as a regex group."""
+    return group("directive_words", cls)
+
 
 # ---- the parties ------------------------------------------------------------------------------
 
-# The user, as the notes name her.
-_USER = (r"(?:she|he|they|her|him|them|herself|himself|the (?:user|customer|client|guest|"
-         r"travell?er|passenger|member|account holder))")
-_USER_OWN = r"(?:her|his|their|the (?:user|customer|client|guest|travell?er)'s)"
-# Whoever handles the account: the agent in any of its names, staff, the next one on shift.
-_HANDLER = (r"(?:assistants?|agents?|concierges?|bots?|models?|ai|llms?|systems?|staff|team|"
-            r"person|people|one|successors?|replacements?|"
-            r"desk|reps?|representatives?|operators?|handlers?|colleagues?|whoever|anyone|"
-            r"anybody|everyone|everybody|readers?|you|sessions?|runs?|turns?|instances?|"
-            r"conversations?|shifts?|crew|personnel|employees?)")
-_LATER = (r"(?:next|future|later|subsequent|upcoming|following|incoming|new|other|all|every|any)")
-# Who may give orders about an account, other than its owner.
-_AUTHORITY = (r"(?:operators?|admins?|administrators?|administration|system|sys|policy|policies|"
-              r"compliance|management|managers?|supervisors?|ops|operations|head office|hq|"
-              r"sales|finance|marketing|billing|revenue|accounts|procurement|partnerships|retention|"
-              r"back ?office|internal|legal (?:team|department)|security team|it (?:team|department)|"
-              r"developers?|devs?|vendors?|suppliers?|"
-              r"platform|provider|headquarters|corporate|directive|directives|mandate|memo|"
-              r"notice|bulletin|advisory|override|protocol|sop|config(?:uration)?|escalation|"
-              r"audit team|risk team|fraud team|travel desk|account team|service team|the business|"
-              r"the company|the agency|the firm)")
+_USER = _d("user")  # the user, as the notes name her
+_USER_OWN = _d("user_own")
+_HANDLER = _d("handler")  # whoever handles the account: the agent, staff, the next one on shift
+_LATER = _d("later")
+_AUTHORITY = _d("authority")  # who may give orders about an account, other than its owner
 # A heading that carries authority by its kind, whoever wrote it.
-_ORDER_WORDS = (r"(?:standing (?:instruction|order|rule)s?|instructions?|directives?|"
-                r"mandates?|(?:policy|system|rule|config(?:uration)?|account|status|profile|billing|vendor|"
-                r"supplier|partner|desk|ops) (?:update|change|flag|override|notice|setting|note|memo|"
-                r"guidance)s?|guidance|flag|override|notice|"
-                r"bulletin|memo|protocol)")
+_ORDER_WORDS = rf"(?:{_d('order_words')}|{_d('order_subjects')} {_d('order_kinds')}s?)"
 
 # ---- what gains, what is kept, what is told ---------------------------------------------------
 
-_GAIN = (r"(?:referrals?|commissions?|kick-?backs?|affiliates?|affiliated|sponsors?|sponsored|"
-         r"sponsorship|incentives?|bonus(?:es)?|quotas?|margins?|mark-?ups?|revenue|rebates?|"
-         r"up-?sell\w*|cross-?sell\w*|(?:our|preferred|paying|commercial|sponsoring) partners?"
-         r"(?: [\w-]+)?|priority placement|"
+_GAIN = (rf"(?:{_d('gain')}|advertis\w+|"
+         r"(?:our|preferred|paying|commercial|sponsoring) partners?(?: [\w-]+)?|"
          r"(?:pays?|paid|earns?|makes?) (?:us|the agency|the company|the concierge) "
          r"(?:more|a cut|money|extra)|(?:agent|partner|referral|promo|tracking) codes?|"
          r"(?:so|because|since|as) (?:the|our|their|it|they|this|that)(?: [\w-]+){0,2} (?:sells?|pays?|"
@@ -63,25 +49,13 @@ _GAIN = (r"(?:referrals?|commissions?|kick-?backs?|affiliates?|affiliated|sponso
          r"house|staff|platform)\b|"
          r"(?:funds?|funded|finances?|sponsors?|bankrolls?|subsidi[sz]es?|pays? for) (?:the concierge|"
          r"us|this service|the service|the agency|our (?:service|agency|desk))|"
-         r"marketing|advertis\w+|promotional|mailing lists?|(?:for|with) (?:personali[sz]ed |"
+         r"(?:for|with) (?:personali[sz]ed |"
          r"targeted |special )?(?:offers|promotions|ads)|(?:a|our|their) (?:deal|arrangement|contract|"
          r"tie-up) with|(?:the )?(?:agency|company|firm|business|concierge|platform|desk)['\u2019]s "
          r"(?:own |[\w-]+ )?(?:partners?|accounts?|funds?|pool|charity|programm?es?|brands?|hotels?))")
-# A cost, a risk or a fault: what a seller keeps from a buyer (an offer she declined is not it).
-_FACT = (r"(?:downgrad\w*|fees?|charges?|surcharges?|levy|levies|city tax|tourist tax|costs?|penalt\w+|commissions?|mark-?ups?|increases?|"
-         r"rises?|hikes?|final price|full price|total|cancellation\w*|refunds?|reviews?|ratings?|complaints?|warnings?|"
-         r"risks?|dangers?|problems?|issues?|delays?|changes?|renovations?|construction|"
-         r"closures?|strikes?|outages?|alternatives?|competitors?|terms|conditions|fine print|"
-         r"incidents?|recalls?|advisories|overbook\w*|downgrades?|errors?|mistakes?|faults?|"
-         r"conflicts?|expiry|deadlines?|sold out|lower prices?|price drops?)")
-# Verbs that pass on a fact.
-_TELL = (r"(?:tell\w*|told|confirm\w*|mention\w*|disclos\w*|reveal\w*|inform\w*|notif\w*|show\w*|shown|"
-         r"communicat\w*|rais\w*|flag\w*|point\w* out|bring\w* up|brought up|admit\w*|"
-         r"warn\w*|alert\w*|let (?:her|him|them) know|say|said|report\w*)")
-# What the agent is made to assert.
-_SAY = (r"(?:say|tell|reply|respond|answer|claim|state|insist|assure|confirm|mention|remind|"
-        r"describe|call|label|advertise|present|sell|pitch|list|show|mark|record|log|report|file|"
-        r"inform|explain|quote|advise|let (?:her|him|them) know)")
+_FACT = _d("fact")  # a cost, a risk or a fault: what a seller keeps from a buyer
+_TELL = _d("tell")  # verbs that pass on a fact
+_SAY = _d("say")  # what the agent is made to assert
 # A told proposition flagged as untrue: a correction beside what she is to be told.
 _UNTRUE = "(?:" + "|".join((
     # "(it isn't)", "(not true)", "(they're not)"
@@ -111,10 +85,7 @@ _UNTRUE = "(?:" + "|".join((
 
 # A note whose head is the user's attitude states her wish, even when what she wishes directs the
 # agent ("Prefers the concierge to send a summary", "Happy for the concierge to choose").
-_ATTITUDE = (r"(?:prefers?|preferred|wants?|wanted|likes?|liked|loves?|would (?:like|love|"
-             r"rather)|'d (?:like|love|rather)|rather|asks?|asked|hates?|dislikes?|avoids?|"
-             r"needs?|expects?|enjoys?|(?:is |she's |he's )?(?:happy|glad|keen|fine|ok|okay|"
-             r"comfortable|content|willing|eager))")
+_ATTITUDE = rf"(?:{_d('attitude')}|(?:is |she's |he's )?{_d('content')})"
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
@@ -127,13 +98,10 @@ def _lemmas(word: str) -> dict[str, tuple[str, ...]]:
     return dict(getAllLemmas(word))
 
 
-# Words that follow an imperative verb (its object or particle), never a noun used as a subject.
-_AFTER_VERB = frozenset("""her him them it this that these those the a an all any every each our
-their his its up out off away back down over only always first to about on with for in from
-into onto through via whatever anything everything nothing no some another""".split())
-# Words that start a note about the user but are also base-form verbs in the lexicon.
-_NOT_ORDERS = frozenset("""prefer like love want need hate dislike avoid enjoy expect travel
-fly stay use live work own rather please note""".split())
+# Words that follow an imperative verb (its object or particle), never a noun used as a subject;
+# words that start a note about the user but are also base-form verbs in the lexicon.
+_AFTER_VERB = frozenset(words("directive_words", "after_verb"))
+_NOT_ORDERS = frozenset(words("directive_words", "not_orders"))
 
 
 @cache
@@ -178,13 +146,8 @@ _CLAUSES = re.compile(r"(?:[;!?\n]|\.(?=\s|$))+\s*|\s[-\u2013\u2014]+\s|,\s*(?:a
                       r"\b(?:and|but|then) (?=(?:also |always |never |please |quietly )?[a-z]+ "
                       r"(?:her|him|them|it|the|a|an|all|any)\b)", _I)
 # Words before a verb that make it an order ("always book", "please seat", "do not route").
-_ORDER_MARKERS = re.compile(r"\b(?:always|never|please|kindly|do|don't|dont|not|quietly|silently|"
-                            r"secretly|discreetly|simply|sure to|remember to|free to)\b", re.I)
-_LEAD_ADVERBS = re.compile(
-    r"^(?:(?:always|never|please|kindly|just|only|also|then|simply|quietly|silently|secretly|"
-    r"discreetly|immediately|automatically|instead|now|first|still|do not|don't|dont|do|"
-    r"make sure to|be sure to|remember to|feel free to|going forward|from now on|in future|"
-    r"from here on|henceforth)\b,?\s*)+", _I)
+_ORDER_MARKERS = re.compile(rf"\b{_d('order_markers')}\b", re.I)
+_LEAD_ADVERBS = re.compile(rf"^(?:{_d('lead_adverbs')}\b,?\s*)+", _I)
 _CONDITION = re.compile(
     rf"^(?:if|when|whenever|once|upon|on|after|before|should|in case|any time|every time)\b"
     rf"[^,]{{0,60}}?\b(?:{_USER}|it|this|that|a|an|any|the)\b[^,]{{0,40}},\s*", _I)

@@ -15,10 +15,12 @@ from helpers.detectors import prefilter
 
 from helpers.detectors.cued import cued_instruction
 from helpers.detectors.guesses import _FIRST_PERSON
-from helpers.detectors.instruction_words import _COMPACT_OBJECTS, _COMPACT_VERBS, _LEET, _SPACED_LETTERS, _injection_patterns
+from helpers.detectors.instruction_words import (_COMPACT_OBJECTS, _COMPACT_VERBS, _LEET, _SPACED_LETTERS,
+                                                 _injection_patterns, _w)
 from helpers.detectors.normalize import _I, _any
 from helpers.detectors.directive_signals import PROVIDER
 from helpers.directive import directs_for_someone_else
+
 
 
 # A note is a sentence about the user in the third person (save_memory_note's contract). A model
@@ -38,10 +40,7 @@ _SECOND_PERSON = prefilter.compile(
     r"(?<![\w'-])your (?:own )?(?:configuration|config|instructions?|rules|prompt|system prompt|"
     r"settings|programming|guidelines|polic(?:y|ies)|job|task|role|mission|purpose|owners?|"
     r"developers?|creators?|operators?|memory|memories|training|safeguards|limits|filters?)\b|"
-    r"(?<![\w'-])(?:vous|usted|ustedes|voce|voces) (?:devez|pouvez|debe|debes|puede|puedes|deve|"
-    r"pode)\b|(?<![\w'-])(?:du (?:sollst|musst|darfst|kannst)|(?:sollst|musst|darfst) du)\b|(?<![\w'-])(?:votre|vos|tu|su|sua|dein\w*|ihre?) (?:mission|tache|role|"
-    r"instructions|consignes|configuration|tarea|mision|instrucciones|aufgabe|anweisungen|"
-    r"regeln|tarefa|instrucoes)\b",
+    rf"(?<![\w'-]){_w('you_must')}\b|(?<![\w'-]){_w('your')} {_w('task')}\b",
     _I)
 _QUOTED = re.compile(r"[\"\u201c][^\"\u201d\n]{0,40}[\"\u201d]|(?<!\w)['\u2018][^'\u2019\n]{0,40}['\u2019](?!\w)")
 
@@ -352,9 +351,7 @@ _declared = _any(
     r"from now)\b))",
     # French, Spanish, German, Italian: an imperative of saying with its clause. ("Ignore X" in any
     # language is refused with what it sets aside: helpers/detectors/cued.py.)
-    r"\b(?:reponds?|repondez|dis-(?:lui|leur)|dites(?:-lui|-leur)?|affirme|affirmez|sag|sage|sagt|"
-    r"antworte|antwortet|behaupte|responde|respondele|dile|diles|digale|contesta|contestale|"
-    r"rispondi|dille|digli)\b[^.;!?\n]{0,30}?\b(?:que|qu'|dass|che)\b",
+    rf"\b{_w('say_that')}\b[^.;!?\n]{{0,30}}?\b{_w('that')}\b",
 )
 
 

@@ -78,3 +78,19 @@ def pattern(name: str, cls: str) -> re.Pattern[str]:
         alternatives.append("(?:" + "|".join(sorted(unspaced, key=len, reverse=True)) + ")")
     # Every entry starts with a letter: the lookahead skips all other positions at once.
     return re.compile(r"(?=[^\W\d_])(?:" + "|".join(alternatives) + ")", re.IGNORECASE)
+
+
+@cache
+def group(name: str, cls: str, stem: str = r"\w*") -> str:
+    """A class of data/phrases/<name>.yaml (every language) as one regex group, for code that
+    places the class inside a larger pattern (the grammar stays code, the words are data): each
+    entry folded and escaped, a word ending in "*" open-ended (`stem`), longest first."""
+    entries = dict.fromkeys(_visible(str(w)).lower() for w in words(name, cls))
+    parts = ["".join(re.escape(p) if i % 2 == 0 else stem for i, p in enumerate(_split_stems(e)))
+             for e in sorted(entries, key=len, reverse=True)]
+    return "(?:" + "|".join(parts) + ")"
+
+
+def _split_stems(entry: str) -> list[str]:
+    """"adher* to" -> ["adher", "*", " to"]: text at even places, a stem marker at odd ones."""
+    return re.split(r"(\*)", entry)

@@ -4,6 +4,7 @@ import pytest
 from agents import Agent, Runner, function_tool, set_tracing_disabled
 
 from helpers.hooks import MemoryHooks
+from helpers.provenance import LEXICAL
 from helpers.state import MemoryState
 from helpers.tools import capture_note, save_memory_note, tool_results_arrived
 from helpers.write_policy import DEFAULT_WRITE_POLICY as P, ungrounded_terms
@@ -160,7 +161,10 @@ async def test_memory_hooks_count_tool_results_so_grounding_is_stricter_after_on
     model = ScriptedModel(
         [{"tool": "read_web_page", "arguments": {"url": "u"}}, save_after_page, check_state]
     )
+    # Word by word ("long" is nobody's word): an encoder's meaning would find the user's
+    # "I'm vegetarian" in it (test_provenance_meaning.py), this test is about the count.
     state = _state()
+    state.write_policy = P.with_meaning(LEXICAL)
     await Runner.run(
         _agent(model),
         "I'm vegetarian. What is the fare to Melbourne?",

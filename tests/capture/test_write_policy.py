@@ -7,7 +7,7 @@ import pytest
 from helpers import gate
 from helpers.state import MemoryState
 from helpers.tools import capture_note
-from helpers.write_policy import DEFAULT_WRITE_POLICY, PolicyRule, WritePolicy
+from helpers.write_policy import DEFAULT_WRITE_POLICY, WritePolicy
 
 P = DEFAULT_WRITE_POLICY
 
@@ -59,8 +59,8 @@ def test_with_rule_adds_a_gate_style_rule_before_the_scope_rule():
 
 
 def test_a_custom_policy_rule_sees_the_whole_candidate():
-    no_events = PolicyRule(
-        "no_events", "events", lambda c: "Not saved: no events." if c.kind == "event" else None
+    no_events = gate.Rule(
+        "no_events", "events", "Not saved: no events.", lambda c: c.kind == "event", reads="candidate"
     )
     policy = P.with_rule(no_events)
     assert policy.check("Went to Lisbon", kind="event").rule == "no_events"
