@@ -85,7 +85,8 @@ notebooks: setup
 	$(ON_ONE_MODEL) sh -c 'for nb in notebooks/*.ipynb notebooks/solutions/*.ipynb; do \
 	  AGENT_MEMORY_REPLIES="$(CURDIR)/$${nb%.ipynb}.replies.json" $(RECORD) \
 	  $(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.record_timing=False "$$nb" \
-	  || exit 1; done'
+	  || exit 1; done; \
+	  RECORD_CHAT_REPLIES=1 $(PYTEST) -q -m browser tests/notebooks/test_browser.py -k second_answer'
 
 evals: setup
 	$(BIN)/python -m helpers.evals
