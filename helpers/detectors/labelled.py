@@ -143,4 +143,16 @@ def guessed(text: str) -> bool:
     return _label("guess").search(_label("not_guess").sub(" ", text)) is not None
 
 
-__all__ = ["guessed", "labelled_birth", "labelled_card", "labelled_booking", "labelled_identifier", "labelled_secret"]
+def _sentences(text: str) -> list[str]:
+    return _SENTENCE_END.split(text)
+
+
+def hedged_trait(text: str) -> bool:
+    """A weak hedge ("maybe", "vielleicht", "ndoshta", "也许") and a sensitive trait of the person
+    ("pregnant", "muslim", "in debt") in one sentence: a guess about them. The hedge alone is a
+    tentative plan ("maybe Lisbon in May") and passes; the words are data/phrases/guesses.yaml."""
+    hedge, trait = pattern("guesses", "hedge"), pattern("guesses", "trait")
+    return any(hedge.search(s) and trait.search(s) for s in _sentences(text))
+
+
+__all__ = ["guessed", "hedged_trait", "labelled_birth", "labelled_card", "labelled_booking", "labelled_identifier", "labelled_secret"]
