@@ -112,11 +112,13 @@ _GENERIC_ASSIGNED = (r"(?<![\w.-])[\w.-]{0,30}?(?:key|token|auth|sid)[\"']?\s*(?
 _FOREIGN_LABELS = [str(w) for lang, ws in table("labels")["secret"].items() if lang != "en" for w in ws]
 _SECRET_WORD = _SECRET_WORDS.replace("{foreign}", alternation(w for w in _FOREIGN_LABELS if not w.endswith("*")) + "|" + "|".join(
     re.escape(_visible(w[:-1]).lower()) + r"\w*" for w in _FOREIGN_LABELS if w.endswith("*")))
+# A word after "is" that says where the value is, not what it is ("password is on the card").
+_NOT_VALUE = "(?!(?:" + alternation(w for ws in table("labels")["not_value"].values() for w in ws) + r")(?![\w-]))"
 _secret_patterns = _any(
     *_TOKEN_FORMATS,
     *_ASSIGNED,
     _GENERIC_ASSIGNED,
-    rf"(?<![\w-]){_SECRET_WORD}(?![\w-])\s*(?:\(\w+\)\s*)?{_VALUE_VERBS}\s*[\"'`]?\S{{2,}}",
+    rf"(?<![\w-]){_SECRET_WORD}(?![\w-])\s*(?:\(\w+\)\s*)?{_VALUE_VERBS}\s*{_NOT_VALUE}[\"'`]?\S{{2,}}",
     # (not "pw@a.com": a secret word right before "@" is the start of an e-mail address)
     rf"(?<![\w-]){_SECRET_WORD}(?![\w@-])(?![\w.+-]*@)\s*[\"'`]?(?=\S*[\d!@#$%^&*?])\S{{3,}}",
     rf"(?<![\w-]){_SECRET_WORD}(?![\w-])[^\n\d]{{0,12}}?(?<![\d-])\d{{4,8}}(?![\d-])",
