@@ -88,10 +88,17 @@ def _code_shaped(window: str, digits: re.Pattern[str]) -> bool:
     return digits.search(window) is not None or _spelled(window)
 
 
+# Four to eight digits read out one by one ("7 7 1 3", "7-7-1-3"): how a code is told, not a number.
+_READ_OUT = re.compile(r"(?<![\d.,:/])\d(?:[ \-]\d){3,7}(?![\d.,:/])")
+
+
 def labelled_secret(text: str) -> bool:
-    """A credential label with a code after it ("hasło: Tulp!2024", "PIN ni 7 3 5 1"), or a label
-    whose value is a word, with that word after a colon or in quotes ("Kodovoe slovo - «...»")."""
+    """A credential label with a code after it ("hasło: Tulp!2024", "PIN ni 7 3 5 1"), a word for
+    "code" with digits read out one by one after it ("Eshik kodi 6 1 3 8"), or a label whose value
+    is a word, with that word after a colon or in quotes ("Kodovoe slovo - «...»")."""
     if any(_code_shaped(w, _DIGITS_3) for w in _after(text, _label("secret"))):
+        return True
+    if any(_READ_OUT.search(w) for w in _after(text, _label("code"))):
         return True
     return any(_WORD_VALUE.search(w) or _copula_value().search(w) for w in _after(text, _label("secret_word")))
 

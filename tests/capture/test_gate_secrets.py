@@ -75,3 +75,35 @@ def test_a_weak_hedge_beside_a_trait_is_a_guess(text):
 ])
 def test_a_weak_hedge_on_a_plan_passes(text):
     assert not hedged_trait(_normalize(text))
+
+
+@pytest.mark.parametrize("text", [
+    "Garage opener code is 7-7-1-3",
+    "Eshik kodi 6 1 3 8",        # Uzbek
+    "Есіктің коды 3 7 7 1",      # Kazakh
+    "ढोकाको कोड 6 4 2 0",        # Nepali
+    "Ikhodi yomnyango ngu 7 2 1 6",
+])
+def test_a_code_word_with_digits_read_out_is_a_secret(text):
+    assert check(text, []).rule == "secret"
+
+
+@pytest.mark.parametrize("text", [
+    "Posta kodu 34000, Kadıköy",    # a Turkish postal code
+    "Kod pocztowy 00-950",          # a Polish one
+    "Zip code 94110, near Dolores Park",
+    "Promo code SAVE20 worked at checkout",
+    "Prefers rows 1 2 3 or 4 on short flights",
+])
+def test_a_code_in_one_piece_or_digits_without_a_code_word_pass(text):
+    assert check(text, []).allowed
+
+
+def test_twelve_seed_words_in_a_row_are_a_seed_phrase_labelled_or_not():
+    from helpers.detectors.secrets import seed_phrase
+
+    words = "orbit maple tunnel giraffe velvet harbor clinic sudden anchor prize wolf timber"
+    assert seed_phrase(words)
+    assert seed_phrase(" ".join(f"{i}. {w}" for i, w in enumerate(words.split(), 1)))
+    assert not seed_phrase(" ".join(words.split()[:11]))  # eleven: not yet a phrase
+    assert not seed_phrase("Loves the orbit of the maple tunnel, a giraffe, velvet and a harbor clinic")
