@@ -107,3 +107,27 @@ def test_twelve_seed_words_in_a_row_are_a_seed_phrase_labelled_or_not():
     assert seed_phrase(" ".join(f"{i}. {w}" for i, w in enumerate(words.split(), 1)))
     assert not seed_phrase(" ".join(words.split()[:11]))  # eleven: not yet a phrase
     assert not seed_phrase("Loves the orbit of the maple tunnel, a giraffe, velvet and a harbor clinic")
+
+
+@pytest.mark.parametrize("text", [
+    "Her number for the visa form: 529.982.247-25",  # Brazil CPF, no label a rule knows
+    "AHV 756.9217.0769.85",
+    "Numéro 1 85 05 78 006 084 91",   # French NIR
+    "11010519491231002X",
+])
+def test_a_national_number_printed_in_its_format_with_its_check_digit(text):
+    from helpers.detectors.identifiers import _formatted_national_number
+
+    assert _formatted_national_number(text)
+    assert check(text, []).rule == "government_id"
+
+
+@pytest.mark.parametrize("text", [
+    "529.982.247-26",                 # the CPF with a wrong check digit
+    "Budget 25.000.000 dong for 5 days",
+    "Room 1.200.000 VND a night",
+])
+def test_the_same_shape_without_the_checksum_is_not_a_national_number(text):
+    from helpers.detectors.identifiers import _formatted_national_number
+
+    assert not _formatted_national_number(text)
