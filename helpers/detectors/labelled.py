@@ -3,9 +3,11 @@
 What a secret, an ID number or a date of birth shares across languages is not its wording but
 its structure: a label ("PIN", "hasło", "パスワード", "رقم الهوية") and, in the same sentence, a
 value shaped like a code — digits (in any script: the note is read with 0-9), a token mixing
-letters and digits, digits spelled out as words, a word after a colon or in quotes. The labels,
-digit words and guessing words are data (data/phrases/labels.yaml), so a reader can add a
-language without writing a pattern. A label alone is never refused ("Prefers not to be asked
+letters and digits, digits spelled out as words, digits read out one by one after a word for
+"code", a word after a colon, a copula or in quotes. A guess is its structure too: a word of
+inference, or a weak hedge ("maybe") beside a sensitive trait of the person. The labels, digit
+words, hedges and traits are data (data/phrases/labels.yaml, data/phrases/guesses.yaml), so a
+reader can add a language without writing a pattern. A label alone is never refused ("Prefers not to be asked
 for her passport"); nor is a value alone (prices, dates, flight numbers are other rules' work).
 A detector family of the write gate (helpers.gate, notebook 02).
 """
