@@ -531,7 +531,8 @@ for sep in ["", " ", "-", ".", "/", "_", "\n", " - ", "  "]:
     ]:
         add(template.format(c=card_text(card(), sep)), "payment_card", "payment_card")
 for _ in range(15):
-    add(f"Visa ending in {digits(4, string.digits)}", "payment_card", "payment_card")
+    # The last four alone name the card, and cannot charge it: a preference (helpers/detectors/payment.py).
+    add(f"Visa ending in {digits(4, string.digits)}", "allow", "preference_card_last_four")
     add(f"Pay from {iban()}", "iban", "payment_iban")
     add(f"CVV {digits(3, string.digits)}", "cvv", "payment_cvv")
 

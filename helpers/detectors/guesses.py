@@ -10,7 +10,7 @@ import re
 from helpers.detectors import prefilter
 
 
-from helpers.detectors.labelled import guessed
+from helpers.detectors.labelled import guessed, hedged_trait
 from helpers.detectors.normalize import _I, _any
 
 
@@ -67,7 +67,7 @@ _speculation_patterns = _any(
 
 
 def _speculation(text: str) -> bool:
-    return _speculation_patterns(text) or _guessing_hedge(text) or guessed(text)
+    return _speculation_patterns(text) or _guessing_hedge(text) or guessed(text) or hedged_trait(text)
 
 
 _MOODS = (

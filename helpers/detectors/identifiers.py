@@ -9,6 +9,19 @@ import re
 
 from collections.abc import Iterable
 
+from stdnum.ar import cuit
+from stdnum.be import nn
+from stdnum.br import cnpj, cpf
+from stdnum.ch import ssn as ahv
+from stdnum.cl import rut
+from stdnum.cn import ric
+from stdnum.fr import nir
+from stdnum.gb import nhs
+from stdnum.kr import rrn
+
+from stdnum.mx import curp
+from stdnum.nl import bsn
+from stdnum.se import personnummer
 from stdnum.au import tfn
 from stdnum.in_ import aadhaar
 
@@ -94,8 +107,38 @@ _bare_id_shapes = _any(
 )
 
 
+# National numbers printed in their own format, each with a check digit (python-stdnum validates):
+# the printed shape finds a candidate in one pass, the checksum decides. A price ("1.200.000") or a
+# phone number has neither the shape nor the checksum.
+_FORMATTED_IDS = (
+    (r"\d{3}\.\d{3}\.\d{3}-\d{2}", cpf),  # Brazil CPF: 529.982.247-25
+    (r"\d{2}\.\d{3}\.\d{3}/\d{4}-\d{2}", cnpj),  # Brazil CNPJ
+    (r"756\.\d{4}\.\d{4}\.\d{2}", ahv),  # Swiss AHV/AVS: 756.9217.0769.85
+    (r"\d{1,2}\.\d{3}\.\d{3}-[\dK]", rut),  # Chile RUT: 12.345.678-5
+    (r"\d{2}-\d{8}-\d", cuit),  # Argentina CUIT
+    (r"\d{4}\.\d{2}\.\d{3}", bsn),  # Dutch BSN: 1112.22.333
+    (r"\d{2}\.\d{2}\.\d{2}-\d{3}\.\d{2}", nn),  # Belgian national number
+    (r"[12] ?\d{2} ?\d{2} ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2}", nir),  # French NIR
+    (r"\d{6}[-+]\d{4}", personnummer),  # Swedish personnummer
+    (r"\d{3} \d{3} \d{4}", nhs),  # NHS number
+    (r"[A-Z]{4}\d{6}[HM][A-Z]{5}[0-9A-Z]\d", curp),  # Mexican CURP
+    (r"\d{17}[\dX]", ric),  # Chinese resident identity number
+)
+_FORMATTED_ID = re.compile("|".join(rf"(?<![\w.-])(?P<f{i}>{shape})(?![\w-]|[./]\d)"
+                                    for i, (shape, _module) in enumerate(_FORMATTED_IDS)))
+
+
+def _formatted_national_number(text: str) -> bool:
+    """A national number as its document prints it, with a valid check digit (see _FORMATTED_IDS)."""
+    for match in _FORMATTED_ID.finditer(text.upper()):
+        module = _FORMATTED_IDS[int(match.lastgroup[1:])][1]
+        if module.is_valid(match.group()):
+            return True
+    return False
+
+
 def _government_id(text: str) -> bool:
-    if _bare_government_id(text) or labelled_identifier(text):
+    if _bare_government_id(text) or labelled_identifier(text) or _formatted_national_number(text):
         return True
     # A cue anywhere (the text or a keyword) and a value that could be the document's number.
     # "Hilton Honors ID 998877665" is a membership number: the account_number rule's business.

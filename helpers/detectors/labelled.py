@@ -3,9 +3,11 @@
 What a secret, an ID number or a date of birth shares across languages is not its wording but
 its structure: a label ("PIN", "hasło", "パスワード", "رقم الهوية") and, in the same sentence, a
 value shaped like a code — digits (in any script: the note is read with 0-9), a token mixing
-letters and digits, digits spelled out as words, a word after a colon or in quotes. The labels,
-digit words and guessing words are data (data/phrases/labels.yaml), so a reader can add a
-language without writing a pattern. A label alone is never refused ("Prefers not to be asked
+letters and digits, digits spelled out as words, digits read out one by one after a word for
+"code", a word after a colon, a copula or in quotes. A guess is its structure too: a word of
+inference, or a weak hedge ("maybe") beside a sensitive trait of the person. The labels, digit
+words, hedges and traits are data (data/phrases/labels.yaml, data/phrases/guesses.yaml), so a
+reader can add a language without writing a pattern. A label alone is never refused ("Prefers not to be asked
 for her passport"); nor is a value alone (prices, dates, flight numbers are other rules' work).
 A detector family of the write gate (helpers.gate, notebook 02).
 """
@@ -88,10 +90,17 @@ def _code_shaped(window: str, digits: re.Pattern[str]) -> bool:
     return digits.search(window) is not None or _spelled(window)
 
 
+# Four to eight digits read out one by one ("7 7 1 3", "7-7-1-3"): how a code is told, not a number.
+_READ_OUT = re.compile(r"(?<![\d.,:/])\d(?:[ \-]\d){3,7}(?![\d.,:/])")
+
+
 def labelled_secret(text: str) -> bool:
-    """A credential label with a code after it ("hasło: Tulp!2024", "PIN ni 7 3 5 1"), or a label
-    whose value is a word, with that word after a colon or in quotes ("Kodovoe slovo - «...»")."""
+    """A credential label with a code after it ("hasło: Tulp!2024", "PIN ni 7 3 5 1"), a word for
+    "code" with digits read out one by one after it ("Eshik kodi 6 1 3 8"), or a label whose value
+    is a word, with that word after a colon or in quotes ("Kodovoe slovo - «...»")."""
     if any(_code_shaped(w, _DIGITS_3) for w in _after(text, _label("secret"))):
+        return True
+    if any(_READ_OUT.search(w) for w in _after(text, _label("code"))):
         return True
     return any(_WORD_VALUE.search(w) or _copula_value().search(w) for w in _after(text, _label("secret_word")))
 
@@ -143,4 +152,16 @@ def guessed(text: str) -> bool:
     return _label("guess").search(_label("not_guess").sub(" ", text)) is not None
 
 
-__all__ = ["guessed", "labelled_birth", "labelled_card", "labelled_booking", "labelled_identifier", "labelled_secret"]
+def _sentences(text: str) -> list[str]:
+    return _SENTENCE_END.split(text)
+
+
+def hedged_trait(text: str) -> bool:
+    """A weak hedge ("maybe", "vielleicht", "ndoshta", "也许") and a sensitive trait of the person
+    ("pregnant", "muslim", "in debt") in one sentence: a guess about them. The hedge alone is a
+    tentative plan ("maybe Lisbon in May") and passes; the words are data/phrases/guesses.yaml."""
+    hedge, trait = pattern("guesses", "hedge"), pattern("guesses", "trait")
+    return any(hedge.search(s) and trait.search(s) for s in _sentences(text))
+
+
+__all__ = ["guessed", "hedged_trait", "labelled_birth", "labelled_card", "labelled_booking", "labelled_identifier", "labelled_secret"]

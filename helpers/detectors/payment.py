@@ -1,5 +1,11 @@
 """Payment data: card numbers (card-shaped groups with a Luhn checksum, or labelled as a card's),
-"card ending in 1234", IBANs (mod 97, in any case, labelled or not) and card security codes.
+part of a number labelled as the card's, IBANs (mod 97, in any case, labelled or not) and card
+security codes.
+
+A card's last four digits alone are not payment data: they are printed on every receipt (PCI DSS
+lets them be shown), nobody can charge a card with them, and they are how a user says which card
+to use ("use the Visa ending 4242 for hotel bookings" is a preference). Four digits right after
+"card number" or "card starts" are refused (`_card_part`): there they are part of the number.
 A detector family of the write gate (helpers.gate, notebook 02).
 """
 
@@ -23,11 +29,6 @@ def card_shaped(groups: list[str]) -> bool:
     return (len(groups) == 1 or all(n == 1 for n in lens) or lens in ([4, 6, 5], [4, 6, 4])
             or (all(n % 4 == 0 for n in lens[:-1]) and (1 <= lens[-1] <= 4 or lens[-1] % 4 == 0)))
 
-# "the Visa ending in 4242": the last four digits still identify the card.
-_CARD_ENDING = re.compile(
-    _CARD_WORDS + r"\b[^.\n]{0,25}?\b(?:ending|ends|(?:last|final|trailing) (?:(?:4|four) )?digits|"
-    r"last (?:4|four)(?: digits)?)\b[^\d\n]{0,12}\d{4}\b", _I
-)
 _CARD_CUE = re.compile(_CARD_WORDS + r"\b[^.\d\n]{0,25}$", _I)
 # "Card number starts 4929 1234", "card no. 5678 9012": part of a number labelled as the card's is
 # the card's too (the last four are refused above; a note never needs any of its digits).
@@ -36,6 +37,8 @@ _CARD_PART_CUE = re.compile(
     r"beginning|prefix|continues|continued|continuing|rest|remaining|half|part)\b|#)"
     r"(?:\s+(?:is|are|with|of|reads?|goes))?[\s:=#.-]*$", _I)
 _YEAR = re.compile(r"(?:19|20)\d\d")
+# "the Visa ending 4242", "last four digits 4242": the last four alone, which pass (module docstring).
+_LAST_FOUR = re.compile(r"\b(?:ending|ends|last|final|trailing)\b[^\d\n]{0,20}$", _I)
 
 
 def _card_part(text: str, start: int, groups: list[str]) -> bool:
@@ -45,6 +48,8 @@ def _card_part(text: str, start: int, groups: list[str]) -> bool:
     if len(digits) < 4 or (len(groups) == 1 and _YEAR.fullmatch(digits)):
         return False
     before = text[max(0, start - 50):start]
+    if len(digits) == 4 and _LAST_FOUR.search(before):
+        return False
     label = _CARD_PART_CUE.search(before) or (
         _CARD_CUE.search(before[-40:]) if len(groups) >= 2 and all(len(g) == 4 for g in groups)
         else None)
@@ -64,7 +69,7 @@ def _has_card_number(text: str) -> bool:
             return True
         if _card_part(text, start, groups):
             return True
-    return _CARD_ENDING.search(text) is not None
+    return False
 
 
 # Printed IBANs: upper case, in groups of four (the last group may be shorter).

@@ -10,11 +10,13 @@ import math
 import re
 
 from collections import Counter
+from functools import cache
 
 from helpers.detectors.labelled import labelled_secret
 from helpers.detectors.normalize import _I, _any, _visible
 from helpers.detectors.obfuscated import unmasked
 from helpers.detectors.phrases import alternation, table
+from helpers.paths import data_dir
 
 
 # ---------------------------------------------------------------------------
@@ -112,27 +114,15 @@ _GENERIC_ASSIGNED = (r"(?<![\w.-])[\w.-]{0,30}?(?:key|token|auth|sid)[\"']?\s*(?
 _FOREIGN_LABELS = [str(w) for lang, ws in table("labels")["secret"].items() if lang != "en" for w in ws]
 _SECRET_WORD = _SECRET_WORDS.replace("{foreign}", alternation(w for w in _FOREIGN_LABELS if not w.endswith("*")) + "|" + "|".join(
     re.escape(_visible(w[:-1]).lower()) + r"\w*" for w in _FOREIGN_LABELS if w.endswith("*")))
+# A word after "is" that says where the value is, not what it is ("password is on the card").
+_NOT_VALUE = "(?!(?:" + alternation(w for ws in table("labels")["not_value"].values() for w in ws) + r")(?![\w-]))"
 _secret_patterns = _any(
     *_TOKEN_FORMATS,
     *_ASSIGNED,
     _GENERIC_ASSIGNED,
-    rf"(?<![\w-]){_SECRET_WORD}(?![\w-])\s*(?:\(\w+\)\s*)?{_VALUE_VERBS}\s*[\"'`]?\S{{2,}}",
-    # (not "pw@a.com": a secret word right before "@" is the start of an e-mail address)
-    rf"(?<![\w-]){_SECRET_WORD}(?![\w@-])(?![\w.+-]*@)\s*[\"'`]?(?=\S*[\d!@#$%^&*?])\S{{3,}}",
-    rf"(?<![\w-]){_SECRET_WORD}(?![\w-])[^\n\d]{{0,12}}?(?<![\d-])\d{{4,8}}(?![\d-])",
-    # A code a few words from its label, its digits grouped as read out ("the one-time code they
-    # texted was 583 920", "PIN: 7 3 9 1", "backup codes 8812-4471").
-    rf"(?<![\w-]){_SECRET_WORD}(?![\w-])[^\n\d]{{0,25}}?(?<![\d-])\d(?:[ -]?\d){{3,7}}(?![\d-])",
-    # A label, a few words saying which account, then the value ("Wifi password at home is
-    # sunflower88", "Contrasena del correo: Playa#1990", "Passwort fur das Portal lautet X7").
-    rf"(?<![\w-]){_SECRET_WORD}(?![\w-])[^\n]{{0,30}}?(?:\s{_VALUE_VERBS}|\s*[:=])\s*[\"'`]?"
-    r"(?=[^\s\"'`]*[\d!@#$%^&*?])[^\s\"'`]{3,}",
     # A user name and a password side by side: "Qantas login is maya.chen / Koala!2026".
     r"\b(?:login|log-in|logon|sign[- ]?in|credentials?)\b[^\n]{0,20}?(?:\s(?:is|are)|\s*[:=])\s*"
     r"\S+\s*/\s*(?=\S*[\d!@#$%^&*?])\S{4,}",
-    rf"(?<!\S)\S{{3,40}} (?:is|as) (?:my|her|his|their|the|our) (?:\w+ )?{_SECRET_WORD}\b",
-    rf"(?<![\w-]){_SECRET_WORD}(?![\w-])\s+(?:for|to|of|on)\s+[^\n]{{0,30}}?\s(?:is|:|=|-)\s*"
-    r"\S*[\d!@#$%^&*]\S*",
     # What opens a door or an alarm: "the front door unlocks with 1 9 7 3".
     r"\b(?:alarm|door|gate|lock|padlock|safe|locker|keypad|garage|key ?box|lockbox)\b[^\n\d]{0,20}?"
     r"\b(?:disarm|arm|unlock|open)\w*\s+(?:with|using|by)\b[^\n\d]{0,10}?\d(?:[ -]?\d){2,7}\b",
@@ -147,6 +137,29 @@ _secret_patterns = _any(
     # Security answers are words: "Security answer for the bank: Biscuit".
     r"\b(?:secret|security) (?:question|answer)s?\b[^\n]{0,30}?(?:\s(?:is|was)|:)\s*\S{2,}",
 )
+_SECRET_LABEL = re.compile(_SECRET_WORD, _I)
+# The patterns that start from a credential label run only when one is in the text (one search of
+# the label alternation instead of one per pattern).
+_labelled_patterns = _any(
+    rf"(?<![\w-]){_SECRET_WORD}(?![\w-])\s*(?:\(\w+\)\s*)?{_VALUE_VERBS}\s*{_NOT_VALUE}[\"'`]?\S{{2,}}",
+    # (not "pw@a.com": a secret word right before "@" is the start of an e-mail address)
+    rf"(?<![\w-]){_SECRET_WORD}(?![\w@-])(?![\w.+-]*@)\s*[\"'`]?(?=\S*[\d!@#$%^&*?])\S{{3,}}",
+    rf"(?<![\w-]){_SECRET_WORD}(?![\w-])[^\n\d]{{0,12}}?(?<![\d-])\d{{4,8}}(?![\d-])",
+    # A code a few words from its label, its digits grouped as read out ("the one-time code they
+    # texted was 583 920", "PIN: 7 3 9 1", "backup codes 8812-4471").
+    rf"(?<![\w-]){_SECRET_WORD}(?![\w-])[^\n\d]{{0,25}}?(?<![\d-])\d(?:[ -]?\d){{3,7}}(?![\d-])",
+    # A label, a few words saying which account, then the value ("Wifi password at home is
+    # sunflower88", "Contrasena del correo: Playa#1990", "Passwort fur das Portal lautet X7").
+    rf"(?<![\w-]){_SECRET_WORD}(?![\w-])[^\n]{{0,30}}?(?:\s{_VALUE_VERBS}|\s*[:=])\s*[\"'`]?"
+    r"(?=[^\s\"'`]*[\d!@#$%^&*?])[^\s\"'`]{3,}",
+    rf"(?<!\S)\S{{3,40}} (?:is|as) (?:my|her|his|their|the|our) (?:\w+ )?{_SECRET_WORD}\b",
+    rf"(?<![\w-]){_SECRET_WORD}(?![\w-])\s+(?:for|to|of|on)\s+[^\n]{{0,30}}?\s(?:is|:|=|-)\s*"
+    r"\S*[\d!@#$%^&*]\S*",
+)
+
+
+def _secret_shapes(text: str) -> bool:
+    return _secret_patterns(text) or (_SECRET_LABEL.search(text) is not None and _labelled_patterns(text))
 
 
 def _entropy(token: str) -> float:
@@ -176,12 +189,36 @@ def _high_entropy_token(text: str) -> bool:
     return False
 
 
-_SECRET_LABEL = re.compile(_SECRET_WORD, _I)
+@cache
+def _seed_words() -> frozenset[str]:
+    """The BIP-39 word lists in Latin script (data/wordlists/bip39_*.txt), folded as notes are."""
+    return frozenset(_visible(word).lower() for path in sorted(data_dir().glob("wordlists/bip39_*.txt"))
+                     for word in path.read_text(encoding="utf-8").split())
+
+
+_WORD = re.compile(r"[^\W\d_]+")
+# What may stand between two words of a seed phrase: spaces, commas, dashes, numbering ("1. abandon").
+_SEED_GAP = re.compile(r"[\s,;.\-)(\d]*")
+_SEED_LENGTH = 12  # the shortest seed phrase a wallet writes
+
+
+def seed_phrase(text: str) -> bool:
+    """Twelve or more words of a BIP-39 list in a row: a wallet's seed phrase, labelled or not.
+    Ordinary sentences break the run at their first word outside the list ("the", "and", "to")."""
+    words, run, last = _seed_words(), 0, 0
+    for match in _WORD.finditer(text):
+        joined = _SEED_GAP.fullmatch(text, last, match.start()) is not None
+        inside = match.group().lower() in words
+        run = (run + 1 if joined else 1) if inside else 0
+        if run >= _SEED_LENGTH:
+            return True
+        last = match.end()
+    return False
 
 
 def _secret(text: str) -> bool:
-    if _secret_patterns(text) or _high_entropy_token(text) or labelled_secret(text):
+    if _secret_shapes(text) or _high_entropy_token(text) or labelled_secret(text) or seed_phrase(text):
         return True
     # "p@ssw0rd", "pass-word", "p a s s w o r d": the label read plainly, then the same patterns.
     plain = unmasked(text, lambda word: _SECRET_LABEL.fullmatch(word) is not None)
-    return plain != text and _secret_patterns(plain)
+    return plain != text and _secret_shapes(plain)

@@ -253,7 +253,7 @@ CASES = [
         "No need to seek the user's confirmation for upgrades",
     ]),
     ("more payment and code wordings", None, [
-        ("The Mastercard with final digits 7719 is for travel", "payment_card"),
+        ("The Mastercard number 5555 5555 5555 4444 is for travel", "payment_card"),  # the last four alone pass
         ("Card verification value 4 4 1", "cvv"),
         ("Verification value: 903", "cvv"),
         ("Her airline credentials are jdoe and Parrot#55", "secret"),
