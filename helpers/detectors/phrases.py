@@ -81,11 +81,12 @@ def pattern(name: str, cls: str) -> re.Pattern[str]:
 
 
 @cache
-def group(name: str, cls: str, stem: str = r"\w*") -> str:
-    """A class of data/phrases/<name>.yaml (every language) as one regex group, for code that
-    places the class inside a larger pattern (the grammar stays code, the words are data): each
-    entry folded and escaped, a word ending in "*" open-ended (`stem`), longest first."""
-    entries = dict.fromkeys(_visible(str(w)).lower() for w in words(name, cls))
+def group(name: str, cls: str, stem: str = r"\w*", lang: str | None = None) -> str:
+    """A class of data/phrases/<name>.yaml (every language, or `lang` alone) as one regex group,
+    for code that places the class inside a larger pattern (the grammar stays code, the words are
+    data): each entry folded and escaped, a "*" an open part of a word (`stem`), longest first."""
+    chosen = words(name, cls) if lang is None else [str(w) for w in table(name)[cls][lang]]
+    entries = dict.fromkeys(_visible(w).lower() for w in chosen)
     parts = ["".join(re.escape(p) if i % 2 == 0 else stem for i, p in enumerate(_split_stems(e)))
              for e in sorted(entries, key=len, reverse=True)]
     return "(?:" + "|".join(parts) + ")"
