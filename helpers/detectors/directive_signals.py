@@ -76,14 +76,11 @@ _WISH_FOR_HANDLER = _r(
 # receipts to the finance partner" (not "to her", "to her accountant": her own people).
 # Who serves her booking: her data going to them is the service, not a leak ("share her
 # frequent-flyer number with the airline", "pass her dietary needs to the hotel restaurant").
-PROVIDER = (r"(?:the\s+|each\s+|every\s+)?(?:hotels?|airlines?|carriers?|restaurants?|drivers?|hosts?|"
-             r"property|properties|crew|cruise lines?|lodges?|venues?|caterers?|chefs?|hotel "
-             r"restaurants?|front desk|reception|taxi|car hire|rental company)\b(?!['\u2019]s)")
+PROVIDER = rf"(?:the\s+|each\s+|every\s+)?{_d('provider')}\b(?!['\u2019]s)"
 _OUTFLOW = _r(
-    rf"\b(?:transfer|move|donate|pool|credit|pay|redeem|give|send|forward|copy|share|cc|pass|"
-    rf"hand|sync|upload|release|assign|sell|disclose|expose|route|redirect|divert|summar|report|"
-    rf"compil|log|cop(?:y|ied))\w*\b[^.;!?\n]{{0,40}}?\b(?:to|with|into|towards?|for)\s+(?!{_USER_OWN}\b|{_USER}\b|herself\b|"
-    rf"himself\b|themselves\b|{PROVIDER})(?:the\s+|a\s+|an\s+|our\s+|their\s+|its\s+)?[\w'-]+", _I)
+    rf"\b{_d('outflow')}\b[^.;!?\n]{{0,40}}?\b(?:to|with|into|towards?|for)\s+"
+    rf"(?!{_USER_OWN}\b|{_USER}\b|herself\b|himself\b|themselves\b|{PROVIDER})"
+    rf"(?:the\s+|a\s+|an\s+|our\s+|their\s+|its\s+)?[\w'-]+", _I)
 _TOLD_FIRST = _r(rf"\b{_d('notify')}\s+(?!{_USER}\b|{_USER_OWN}\b)[\w'-]+(?:\s+[\w'-]+){{0,2}}?\s+"
                  rf"(?:before|ahead of|prior to)\s+{_d('notifying')}\s+{_USER}\b", _I)
 _GOES_TO = _r(
