@@ -25,9 +25,10 @@ from helpers.paths import data_dir
 
 @cache
 def table(name: str) -> dict[str, Any]:
-    """data/phrases/<name>.yaml, parsed."""
+    """data/phrases/<name>.yaml, parsed with every entry and key read as text: a word such as
+    "null" (German zero), "no" (Norwegian) or "on" stays that word, never YAML's null or false."""
     path = data_dir() / "phrases" / f"{name}.yaml"
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
+    return yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.BaseLoader)
 
 
 def words(name: str, *keys: str) -> list[str]:
