@@ -241,8 +241,9 @@ def _unasked(text: str) -> bool:
 
 # The words of every class, by language: data/phrases/directive_foreign.yaml. What stays here is
 # how they combine, and the articles, possessives and prepositions between them.
-def _f(cls: str, stem: str = r"\w*") -> str:
-    return group("directive_foreign", cls, stem)
+def _f(cls: str, stem: str = r"\w*", lang: str | None = None) -> str:
+    """A word class of data/phrases/directive_foreign.yaml (or one language's words), as a group."""
+    return group("directive_foreign", cls, stem, lang)
 
 
 _F_HANDLER = _f("handler")
@@ -278,17 +279,11 @@ _F_DECEIVE = _r(
     rf"\b{_f('make_believe')}\b", _I)
 # A fact kept from her: a telling verb negated (or a hiding verb), and a cost or a problem.
 _F_HIDE = _r(
-    r"\b(?:ne (?:lui |leur )?(?:dites|dis|mentionnez|mentionne|parlez|parle|signalez|revelez|"
-    r"communiquez|informez)\w*(?: pas| jamais| rien)|ne (?:pas|jamais) (?:lui )?(?:dire|mentionner|"
-    r"signaler|reveler|communiquer|informer|parler)|no (?:le |les )?(?:digas|diga|digan|"
-    r"menciones|mencione|comentes|comente|informes|informe|cuentes|cuente|reveles|revele|hables|"
-    r"hable)|no (?:le )?(?:decir|mencionar|informar|revelar|contar)|(?:sag|erwahne|verrate|"
-    r"erzahl)\w*\s+(?:[^.;!?\n]{0,40}?\s)?nicht\b|nicht (?:erwahnen|sagen|mitteilen|verraten|"
-    r"erzahlen)|verschweig\w*|non (?:dirle|dirgli|dire|menzionare|menzionarle|rivelare|comunicare|"
-    r"informarla|parlarle|le dire|le dica|dica|menzioni|riveli)|nao (?:diga|mencione|conte|revele|"
-    r"informe|fale|comente|contar|dizer|mencionar|informar|revelar)|cachez|cacher|"
-    r"cache(?:-lui|-leur| les| la| le| l'| ses| sa| son)|ocult(?:a|e|ar|"
-    r"ad)|nascond(?:i|a|ere)|escond(?:a|e|er))\b", _I)
+    rf"\b(?:ne (?:lui |leur )?{_f('tell', lang='fr')}\w*(?: pas| jamais| rien)|"
+    rf"ne (?:pas|jamais) (?:lui )?{_f('tell_infinitive', lang='fr')}|"
+    rf"no (?:le |les )?{_f('tell', lang='es')}|no (?:le )?{_f('tell_infinitive', lang='es')}|"
+    rf"{_f('tell', lang='de')}\w*\s+(?:[^.;!?\n]{{0,40}}?\s)?nicht\b|nicht {_f('tell_infinitive', lang='de')}|"
+    rf"non {_f('tell', lang='it')}|nao {_f('tell', lang='pt')}|{_f('hide')})\b", _I)
 _F_FACT = _r(rf"\b{_f('fact')}\w*", _I)
 # Her things sent to someone who is not her, her own people or whoever serves her booking.
 _F_HER = (r"(?:son|sa|ses|su|sus|ihre?[mnrs]?|suo|sua|suoi|sue|seu|seus|suas|(?:il|la|i|le|o|a|os|as) "

@@ -15,7 +15,10 @@ directive reading, helpers/directive.py). What holds in every language is read b
 `labelled` (a label noun and a code-shaped value after it: secrets, ID numbers, cards, bookings,
 dates of birth; guessing words) and `cued` (instructions as combinations of cue classes: the
 assistant addressed, "the user" acted on, "from now on", rules set aside). Their words, for some
-forty languages, are data a reader can edit: data/phrases/labels.yaml and instruction_cues.yaml.
+forty languages, are data a reader can edit, as are the word classes of the instruction and
+directive patterns, the number cues and the scope words: data/phrases/*.yaml (labels,
+instruction_cues, instruction_words, directive_words, directive_foreign, number_cues, scope), one
+class per concept, keyed by language.
 
 The full write policy (helpers.write_policy, `WritePolicy.check`) runs these rules first, then
 the rules that need the turn: provenance (the note is the user's words), person, scope, and an
@@ -39,6 +42,7 @@ from helpers.detectors.identifiers import (_LABEL_KEYWORD, _account_number, _boo
 from helpers.detectors.instructions import _instruction_injection, _policy_echo
 from helpers.detectors.normalize import _I, _encoded_payloads, _normalize
 from helpers.detectors.payment import _cvv, _has_card_number, _has_iban
+from helpers.detectors.phrases import group
 from helpers.detectors.secrets import _secret
 
 GateScope = Literal["global", "session"]
@@ -150,12 +154,13 @@ RULES: tuple[Rule, ...] = SHAPE_RULES + CONTENT_RULES
 # Scope: durable wording is global; "this trip", "today only" and the like are session.
 # ---------------------------------------------------------------------------
 
+def _words(cls: str) -> str:
+    return group("scope", cls)
+
+
 _SESSION_WORDING = re.compile(
-    r"\b(?:this (?:time|once|trip|booking|flight|stay|visit|journey|itinerary|reservation|order|session|"
-    r"weekend|week|morning|afternoon|evening)|today|tonight|tomorrow|for now|just now|right now|"
-    r"for the (?:moment|time being)|temporarily|just (?:for )?this (?:one|once)|only (?:for )?this|"
-    r"(?:on|for) (?:the|my|her|his|our|their|next|upcoming|this) (?:[\w-]+ ){0,2}(?:trip|booking|flight|stay|"
-    r"visit|journey)\b(?!s))\b",
+    rf"\b(?:this {_words('this')}|{_words('now')}|"
+    rf"(?:on|for) (?:the|my|her|his|our|their|next|upcoming|this) (?:[\w-]+ ){{0,2}}{_words('trip')}\b(?!s))\b",
     _I,
 )
 

@@ -11,11 +11,11 @@
     labelled           any language: a label (PIN, hasło, パスワード, رقم الهوية) and a value shaped like
                        a code after it; guessing words ("wirkt", "chyba", "たぶん")
     guesses            inferences about the user and passing moods
-    instruction_words  the English vocabulary of instructions aimed at an assistant
+    instruction_words  the grammar of instructions aimed at an assistant (its words: data)
     instructions       instructions by their grammar, and text restating the memory policy
     cued               instructions in any language, by combinations of cue classes
     obfuscated, spelled  disguises read plainly: leetspeak and spaced labels, dates in words
-    phrases            the per-language tables in data/phrases/*.yaml (labels.yaml, instruction_cues.yaml)
+    phrases            the per-language word tables, data/phrases/*.yaml, compiled into patterns
     prefilter          bounded time: a pattern runs only when the literal words it needs are present
 
 They import nothing from the gate: the gate imports them.

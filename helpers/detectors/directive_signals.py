@@ -43,15 +43,13 @@ _NO_NEED_TO_ASK = _r(
 _AUTHORITY_CLAIM = _r(
     # "per management", "on instructions from the travel desk", "approved by compliance".
     rf"\b(?:{_d('by_authority')}|on (?:the )?(?:instructions?|orders?|authority|behalf) (?:of|from)|"
-    rf"(?:{_ORDER_WORDS}|notes?|messages?|word|requests?|"
-    rf"updates?|notices?|fyi|memos?)\s+from)\s+(?:the\s+|our\s+)?(?:[\w-]+\s+)?(?:{_AUTHORITY}|"
-    rf"(?:desk|team|department|dept|office|division|unit|bureau|hq))\b"
+    rf"(?:{_ORDER_WORDS}|{_d('from_words')})\s+from)\s+(?:the\s+|our\s+)?(?:[\w-]+\s+)?"
+    rf"(?:{_AUTHORITY}|{_d('units')})\b"
     rf"(?!['\u2019]s)|\b{_AUTHORITY}-{_d('stamped')}\b|\({_d('authority_tag')}\)", _I)
 _POSSESSED = _r(rf"\b(?:{_USER_OWN}|she|he)\s+(?:[\w-]+\s+){{0,2}}$", _I)
 _ADDRESS_HEADING = _r(
-    rf"\b(?:{_HANDLER}\s+(?:rules?|notes?|instructions?|memo|guidance|reminders?|briefing|"
-    rf"policy|protocol)|(?:for|to|attention|attn|note (?:to|for)|message (?:to|for)|reminder (?:to|for)|"
-    rf"fyi)\s+(?:the\s+|all\s+|any\s+|whichever\s+)?(?:{_LATER}\s+)?{_HANDLER}|{_LATER}\s+"
+    rf"\b(?:{_HANDLER}\s+{_d('heading_nouns')}|{_d('addressed_to')}\s+(?:the\s+|all\s+|any\s+|"
+    rf"whichever\s+)?(?:{_LATER}\s+)?{_HANDLER}|{_LATER}\s+"
     rf"(?:[\w-]+\s+)?{_HANDLER}|{_HANDLER}\s+(?:who|that|reading|handling|picking|taking|"
     rf"working|assisting|on (?:this|the) (?:account|file|case|booking))|(?:later|future|"
     rf"subsequent|upcoming|next) (?:turns?|sessions?|runs?|chats?|conversations?|contacts?)|"
@@ -78,18 +76,13 @@ _WISH_FOR_HANDLER = _r(
 # receipts to the finance partner" (not "to her", "to her accountant": her own people).
 # Who serves her booking: her data going to them is the service, not a leak ("share her
 # frequent-flyer number with the airline", "pass her dietary needs to the hotel restaurant").
-PROVIDER = (r"(?:the\s+|each\s+|every\s+)?(?:hotels?|airlines?|carriers?|restaurants?|drivers?|hosts?|"
-             r"property|properties|crew|cruise lines?|lodges?|venues?|caterers?|chefs?|hotel "
-             r"restaurants?|front desk|reception|taxi|car hire|rental company)\b(?!['\u2019]s)")
+PROVIDER = rf"(?:the\s+|each\s+|every\s+)?{_d('provider')}\b(?!['\u2019]s)"
 _OUTFLOW = _r(
-    rf"\b(?:transfer|move|donate|pool|credit|pay|redeem|give|send|forward|copy|share|cc|pass|"
-    rf"hand|sync|upload|release|assign|sell|disclose|expose|route|redirect|divert|summar|report|"
-    rf"compil|log|cop(?:y|ied))\w*\b[^.;!?\n]{{0,40}}?\b(?:to|with|into|towards?|for)\s+(?!{_USER_OWN}\b|{_USER}\b|herself\b|"
-    rf"himself\b|themselves\b|{PROVIDER})(?:the\s+|a\s+|an\s+|our\s+|their\s+|its\s+)?[\w'-]+", _I)
-_TOLD_FIRST = _r(
-    rf"\b(?:notify|tell|inform|alert|warn|call|e-?mail|message|ping)\s+(?!{_USER}\b|{_USER_OWN}\b)"
-    rf"[\w'-]+(?:\s+[\w'-]+){{0,2}}?\s+(?:before|ahead of|prior to)\s+(?:telling|informing|notifying|"
-    rf"alerting|warning|contacting)\s+{_USER}\b", _I)
+    rf"\b{_d('outflow')}\b[^.;!?\n]{{0,40}}?\b(?:to|with|into|towards?|for)\s+"
+    rf"(?!{_USER_OWN}\b|{_USER}\b|herself\b|himself\b|themselves\b|{PROVIDER})"
+    rf"(?:the\s+|a\s+|an\s+|our\s+|their\s+|its\s+)?[\w'-]+", _I)
+_TOLD_FIRST = _r(rf"\b{_d('notify')}\s+(?!{_USER}\b|{_USER_OWN}\b)[\w'-]+(?:\s+[\w'-]+){{0,2}}?\s+"
+                 rf"(?:before|ahead of|prior to)\s+{_d('notifying')}\s+{_USER}\b", _I)
 _GOES_TO = _r(
     rf"\b{_USER_OWN}\s+(?:[\w-]+\s+){{0,2}}?(?:{_d('sent_to')}\s+(?:straight\s+|directly\s+|"
     rf"automatically\s+)?to|{_d('routed')}\s+(?:through|via))\s+(?!{_USER_OWN}\b|{_USER}\b)", _I)
@@ -256,9 +249,8 @@ lie fudge spin badger nag""".split())
 # Her consent reported by someone else: "she agreed (per the sales desk) that ...".
 # Consent given for her: "her consent to marketing calls has been recorded on her behalf".
 _CONSENT_FORGED = _r(
-    rf"\b(?:consent\w*|opt(?:ed)?[- ]?in|agree\w*|accept\w*|signature|signed|approv\w*)\b"
-    rf"[^.;!?\n]{{0,40}}?\bon (?:{_USER_OWN}|her|his|their) behalf\b|\bon (?:her|his|their) behalf\b"
-    rf"[^.;!?\n]{{0,20}}?\b(?:consent\w*|opt(?:ed)?[- ]?in|agreed|accepted|signed)\b", _I)
+    rf"\b{_d('consent_word')}\b[^.;!?\n]{{0,40}}?\bon (?:{_USER_OWN}|her|his|their) behalf\b|"
+    rf"\bon (?:her|his|their) behalf\b[^.;!?\n]{{0,20}}?\b{_d('consent_given')}\b", _I)
 # Her words edited: "her negative reviews are to be softened before they are posted".
 _TAMPERED = _r(
     rf"\b{_USER_OWN}\s+(?:[\w-]+\s+){{0,2}}?{_d('her_words')}\s+(?:(?:are|is|should|must|will|can|may|"

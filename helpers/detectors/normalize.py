@@ -40,7 +40,7 @@ _BLANK_LINES = re.compile(r"\n(?:[^\S\n]*\n)+")
 _LINE_BREAKS = re.compile(r"\r\n?|[\u2028\u2029\x0b\x0c\x85]")
 _DIGIT_WORDS = {"zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": "4",
                 "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9"}
-_DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine|\d)"
+_DIGIT_WORD = "(?:" + "|".join(_DIGIT_WORDS) + r"|\d)"
 # Three or more digits spelled out ("four eight two one"); "one or two bags" is not a run.
 _SPELLED_RUN = re.compile(rf"\b{_DIGIT_WORD}(?:[\s,-]+{_DIGIT_WORD}){{2,}}\b", re.IGNORECASE)
 

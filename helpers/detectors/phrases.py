@@ -25,9 +25,10 @@ from helpers.paths import data_dir
 
 @cache
 def table(name: str) -> dict[str, Any]:
-    """data/phrases/<name>.yaml, parsed."""
+    """data/phrases/<name>.yaml, parsed with every entry and key read as text: a word such as
+    "null" (German zero), "no" (Norwegian) or "on" stays that word, never YAML's null or false."""
     path = data_dir() / "phrases" / f"{name}.yaml"
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
+    return yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.BaseLoader)
 
 
 def words(name: str, *keys: str) -> list[str]:
@@ -81,16 +82,28 @@ def pattern(name: str, cls: str) -> re.Pattern[str]:
 
 
 @cache
-def group(name: str, cls: str, stem: str = r"\w*") -> str:
-    """A class of data/phrases/<name>.yaml (every language) as one regex group, for code that
-    places the class inside a larger pattern (the grammar stays code, the words are data): each
-    entry folded and escaped, a word ending in "*" open-ended (`stem`), longest first."""
-    entries = dict.fromkeys(_visible(str(w)).lower() for w in words(name, cls))
-    parts = ["".join(re.escape(p) if i % 2 == 0 else stem for i, p in enumerate(_split_stems(e)))
-             for e in sorted(entries, key=len, reverse=True)]
-    return "(?:" + "|".join(parts) + ")"
+def group(name: str, cls: str, stem: str = r"\w*", lang: str | None = None) -> str:
+    """A class of data/phrases/<name>.yaml (every language, or `lang` alone) as one regex group,
+    for code that places the class inside a larger pattern (the grammar stays code, the words are
+    data): each entry folded and escaped, a "*" an open part of a word (`stem`). The entries are
+    merged by their common beginnings (a trie: "tell|tells|telling" reads "tell(?:s|ing)?"), which
+    matches what the plain alternation matches, longer first, in fewer steps."""
+    chosen = words(name, cls) if lang is None else [str(w) for w in table(name)[cls][lang]]
+    trie: dict = {}
+    for entry in dict.fromkeys(_visible(w).lower() for w in chosen):
+        node = trie
+        for token in re.findall(r"\*|[^*]", entry):
+            node = node.setdefault(token, {})
+        node[""] = {}  # an entry ends here
+    return "(?:" + _branches(trie, stem) + ")"
 
 
-def _split_stems(entry: str) -> list[str]:
-    """"adher* to" -> ["adher", "*", " to"]: text at even places, a stem marker at odd ones."""
-    return re.split(r"(\*)", entry)
+def _branches(node: dict, stem: str) -> str:
+    """The regex of a trie node: its branches, then (optional) the end of an entry."""
+    alternatives = [(stem if token == "*" else re.escape(token)) + _branches(child, stem)
+                    for token, child in sorted(node.items()) if token]
+    if not alternatives:
+        return ""
+    if len(alternatives) == 1 and "" not in node:
+        return alternatives[0]
+    return "(?:" + "|".join(alternatives) + ")" + ("?" if "" in node else "")
