@@ -23,6 +23,7 @@ Stage 2 — capture (notebook 02)
     detectors            the gate's detector families, one a module (a package)
     directive            is a note about the user, or a message to her agent?
     veto                 a model that may refuse a note the rules allow, never allow one they refuse
+    encoder              sentence encoders: text in any language to unit vectors (veto, provenance)
     text                 words in any script: fold, tokens, stem, and unsupported(text, sources)
     ledger               every write decision, allowed or refused, as a keyed digest
     gate_eval            recall and false blocks of the write defence on labelled sets

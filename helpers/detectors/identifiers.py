@@ -17,8 +17,6 @@ from stdnum.cl import rut
 from stdnum.cn import ric
 from stdnum.fr import nir
 from stdnum.gb import nhs
-from stdnum.kr import rrn
-
 from stdnum.mx import curp
 from stdnum.nl import bsn
 from stdnum.se import personnummer
@@ -131,7 +129,8 @@ _FORMATTED_ID = re.compile("|".join(rf"(?<![\w.-])(?P<f{i}>{shape})(?![\w-]|[./]
 def _formatted_national_number(text: str) -> bool:
     """A national number as its document prints it, with a valid check digit (see _FORMATTED_IDS)."""
     for match in _FORMATTED_ID.finditer(text.upper()):
-        module = _FORMATTED_IDS[int(match.lastgroup[1:])][1]
+        group = match.lastgroup or "f0"  # every alternative is a named group f<i>
+        module = _FORMATTED_IDS[int(group[1:])][1]
         if module.is_valid(match.group()):
             return True
     return False
