@@ -8,8 +8,8 @@ the shape limit for the split-number rule.
 
 The only timed unit test of the course, by design: a rule that backtracks exponentially on some
 input ("Loves the band ZZZ...Z 1 time a year") stalls the capture path with nothing to time it
-out. Times are CPU time of this thread (`time.thread_time`), the best of two, so other processes
-on the machine do not count.
+out. Times are CPU time of this thread (`time.thread_time`), the best of up to seven runs, so other
+processes on the machine do not count.
 """
 
 import json
@@ -30,6 +30,7 @@ BOUND = 0.005  # seconds, per rule and input
 # test holds them to twice the bound: it fails a regression (the old instruction rule took 17 ms),
 # not a busy machine.
 OVER_BOUND: dict[str, float] = {"instruction_injection": 2 * BOUND, "secret": 2 * BOUND}
+TRIES = 7
 
 
 def _fill(unit: str, size: int) -> str:
@@ -73,9 +74,13 @@ OTHERS = tuple(
 )
 
 
-def _best_time(rule, text, keywords):
+def _best_time(rule, text, keywords, bound=BOUND):
+    """The least CPU time of up to TRIES runs, stopping once one is within the bound: a busy
+    machine slows some runs (shared caches, frequency), never every one of seven."""
     best = float("inf")
-    for _ in range(2):
+    for _ in range(TRIES):
+        if best <= bound:
+            break
         write_policy._fragment_of.cache_clear()  # the split rule caches fragments: time the work
         candidate = Candidate(text, keywords, said_by_user=text, latest_message=text,
                               from_document=True, others=OTHERS)
@@ -90,9 +95,10 @@ def _best_time(rule, text, keywords):
 def test_every_rule_runs_in_bounded_time_up_to_the_size_limits(rule):
     inputs = corpus() + adversarial()
     assert len(inputs) > 200
-    times = [(_best_time(rule, text, keywords), text) for text, keywords in inputs]
+    bound = OVER_BOUND.get(rule.id, BOUND)
+    times = [(_best_time(rule, text, keywords, bound), text) for text, keywords in inputs]
     worst, text = max(times)
-    assert worst <= OVER_BOUND.get(rule.id, BOUND), f"{rule.id} took {worst * 1000:.1f} ms on {text[:60]!r}... ({len(text)} chars)"
+    assert worst <= bound, f"{rule.id} took {worst * 1000:.1f} ms on {text[:60]!r}... ({len(text)} chars)"
 
 
 def test_the_old_split_number_pattern_was_exponential_and_the_bound_sees_it():
