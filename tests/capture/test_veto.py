@@ -314,3 +314,15 @@ def test_the_probe_leaves_a_text_under_four_words_to_the_rules():
     veto = ProbeVeto(encoder, refusing_head())
     assert not veto("her partner").refuse and not veto("ZURICH").refuse and encoder.read == []
     assert veto("Prefers aisle seats on long flights").refuse and len(encoder.read) == 1
+
+
+def test_the_store_boundary_asks_the_veto_about_notes_only():
+    from helpers.state import MemoryNote
+    from helpers.write_policy import refused_notes, refused_profile, refused_texts
+
+    policy = P.with_veto(Scripted(refuse=["AUD", "s1#turn1", "Prefers aisle seats on long flights"]))
+    assert refused_profile(policy, {"currency": "AUD"}) == []  # a profile field: the rules alone
+    assert refused_texts(policy, [("session", "s1#turn1")]) == []
+    note = MemoryNote(text="Prefers aisle seats on long flights", observed_at="2026-11-30", source_ref="s1#turn1")
+    assert refused_notes(policy, [note]) == [(note.id, "veto")]
+    assert refused_profile(policy, {"card": "4111 1111 1111 1111"})  # the rules still read every field
