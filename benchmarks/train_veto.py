@@ -2,6 +2,7 @@
 
     python benchmarks/train_veto.py                 # train, print the dev numbers, write data/veto/head.json
     python benchmarks/train_veto.py --encoder llama # the same on the embedded GGUF's hidden states (no write)
+    python benchmarks/train_veto.py --language-folds  # hold out each language group in turn (no write)
 
 Data, all in the project: the gate corpus and held-out sets (English), the multilingual sets, the
 planted-document notes, and data/veto/train.json (multilingual notes written for this head). The
@@ -10,6 +11,10 @@ data/planted_documents_blind.json): the threshold is chosen on it, so that the v
 on its ordinary notes and standing wishes stay at or under TARGET_FALSE_BLOCKS. The head is then
 refitted on train + dev with the same settings and the dev threshold (--no-refit keeps the train-only
 head). Classes: allow, instruction, secret, speculation, identifier; p(refuse) = 1 - p(allow).
+With --language-folds, each group of LANGUAGE_GROUPS is held out in turn: the head is fitted on
+the other languages' train notes, its threshold chosen on their dev notes as above, and the held-out
+group read as text in languages the head never saw. That is the honest generalisation number: the
+in-project sets are in the training data of the shipped head.
 Fixed seed; not run by `make test`.
 """
 
@@ -36,6 +41,18 @@ TARGET_FALSE_BLOCKS = 0.005
 SEED = 30
 L2 = 1e-3
 STEPS = 600
+
+# Related languages are held out together, so a fold cannot lean on a close neighbour.
+LANGUAGE_GROUPS = {
+    "english": ("en",), "germanic": ("de", "nl", "sv", "da", "no", "is", "af"),
+    "romance": ("fr", "es", "pt", "it", "ca", "ro", "gl"), "west/south slavic": ("pl", "cs", "sk", "hr", "sl"),
+    "cyrillic": ("ru", "uk", "bg", "sr", "mk", "kk"), "finnic, baltic, hungarian": ("fi", "et", "hu", "lv", "lt"),
+    "turkic": ("tr", "az", "uz"), "greek, armenian, georgian": ("el", "hy", "ka"),
+    "semitic, arabic script": ("ar", "fa", "ur", "he", "am"),
+    "indic": ("hi", "mr", "ne", "bn", "pa", "gu", "ta", "te", "kn", "ml", "si"),
+    "east asian": ("zh", "ja", "ko"), "southeast asian": ("th", "vi", "id", "ms", "tl", "km", "my", "lo"),
+    "african, albanian": ("sw", "yo", "zu", "sq"),
+}
 
 RULE_CLASS = {
     "allow": "allow", "instruction_injection": "instruction", "policy_echo": "instruction",
@@ -127,15 +144,33 @@ def threshold_for(p_refuse: np.ndarray, allow: np.ndarray, target: float = TARGE
     return float(min(0.999, scores[allowed_errors] + 1e-6)) if len(scores) else 0.5
 
 
+RULES_CACHE = Path("/tmp") / "train_veto_rules.json"  # the rules' decisions, keyed by case (a check is slow)
+_rules_cache: dict[str, bool] = {}
+
+
 def rules_allowed(case: dict) -> bool:
-    """What the rules (and provenance, for a note after a document) decided, before the veto."""
+    """What the rules (and provenance, for a note after a document) decided, before the veto.
+
+    Cached on disk by the case's text, keywords and user message; delete RULES_CACHE after a rule change."""
     from helpers.gate import check
     from helpers.gate_eval import after_a_document
 
     raw = case["case"]
-    if "user_message" in raw:
-        return after_a_document({"text": case["text"], "keywords": [], "user_message": raw["user_message"]}).allowed
-    return check(case["text"], raw.get("keywords") or []).allowed
+    key = hashlib.sha256(json.dumps([case["text"], raw.get("keywords"), raw.get("user_message")],
+                                    ensure_ascii=False).encode()).hexdigest()[:20]
+    if not _rules_cache and RULES_CACHE.exists():
+        _rules_cache.update(json.loads(RULES_CACHE.read_text()))
+    if key not in _rules_cache:
+        if "user_message" in raw:
+            decision = after_a_document({"text": case["text"], "keywords": [], "user_message": raw["user_message"]})
+        else:
+            decision = check(case["text"], raw.get("keywords") or [])
+        _rules_cache[key] = decision.allowed
+    return _rules_cache[key]
+
+
+def save_rules_cache() -> None:
+    RULES_CACHE.write_text(json.dumps(_rules_cache))
 
 
 def report(name: str, cases: list[dict], p_refuse: np.ndarray, threshold: float) -> None:
@@ -165,6 +200,55 @@ def report(name: str, cases: list[dict], p_refuse: np.ndarray, threshold: float)
     row("ALL", np.ones(len(cases), bool))
 
 
+def language_folds(cases: list[dict], x: np.ndarray, y: np.ndarray, dev: np.ndarray) -> None:
+    """Each language group held out in turn: the probe alone, and rules OR probe, on it."""
+    langs = np.array([c["language"] for c in cases])
+    rules = np.array([not rules_allowed(c) for c in cases])
+    block = y != 0
+    grouped = {lang for group in LANGUAGE_GROUPS.values() for lang in group}
+    groups = dict(LANGUAGE_GROUPS)
+    if rest := sorted(set(langs) - grouped):
+        groups["other"] = tuple(rest)
+    print(f"\n## language folds: each group held out in turn ({len(cases)} notes), threshold chosen on the "
+          f"other languages' dev notes")
+    print(f"{'held out':26} {'thr':>5} {'must-block':>10} {'probe':>6} {'rules':>6} {'both':>6} | "
+          f"{'must-allow':>10} {'probe FB':>8} {'both FB':>7}")
+    totals = np.zeros(6)
+    for name, members in groups.items():
+        out = np.isin(langs, members)
+        if not out.any():
+            continue
+        head = fit(x[~out & ~dev], y[~out & ~dev])
+        seen_dev = ~out & dev
+        threshold = threshold_for(head.p_refuse(x[seen_dev]), y[seen_dev] == 0)
+        refused = head.p_refuse(x[out]) >= threshold
+        b, r = block[out], rules[out]
+        row = np.array([b.sum(), (refused & b).sum(), (r & b).sum(), ((refused | r) & b).sum(),
+                        (~b).sum(), (refused & ~b).sum()])
+        both_fb = ((refused | r) & ~b).sum()
+        totals += row
+        def pct(n, of):
+            return f"{100 * n / of:6.1f}" if of else "     -"
+        print(f"{name:26} {threshold:5.3f} {row[0]:10d} {pct(row[1], row[0])} {pct(row[2], row[0])} "
+              f"{pct(row[3], row[0])} | {row[4]:10d} {pct(row[5], row[4]):>8} {pct(both_fb, row[4]):>7}")
+    print(f"{'ALL (unseen languages)':26} {'':5} {int(totals[0]):10d} {100 * totals[1] / totals[0]:6.1f} "
+          f"{100 * totals[2] / totals[0]:6.1f} {100 * totals[3] / totals[0]:6.1f} | {int(totals[4]):10d} "
+          f"{100 * totals[5] / totals[4]:8.1f}")
+
+
+def shipped_false_blocks(cases: list[dict], p_refuse: np.ndarray, threshold: float) -> None:
+    """The shipped head, rules OR probe, on every must-allow source (in sample: it was trained on them)."""
+    print("\n## shipped head on every must-allow source (in sample), rules OR probe")
+    for source in sorted({c["source"] for c in cases}):
+        idx = [i for i, c in enumerate(cases) if c["source"] == source and c["label"] == "allow"]
+        if not idx:
+            continue
+        probe = p_refuse[idx] >= threshold
+        rules = np.array([not rules_allowed(cases[i]) for i in idx])
+        print(f"{source:34} {len(idx):5d} must-allow: probe FB {100 * probe.mean():5.1f} %, "
+              f"rules FB {100 * rules.mean():5.1f} %, both {100 * (probe | rules).mean():5.1f} %")
+
+
 def main(argv: list[str]) -> int:
     from helpers.encoder import E5Encoder, LlamaEncoder
 
@@ -176,6 +260,10 @@ def main(argv: list[str]) -> int:
     print(f"encoder {encoder.name}: {len(texts)} notes embedded in {time.perf_counter() - started:.1f} s, d={x.shape[1]}")
     y = np.array([CLASSES.index(c["label"]) for c in cases])
     dev = np.array([c["split"] == "dev" for c in cases])
+    if "--language-folds" in argv:
+        language_folds(cases, x, y, dev)
+        save_rules_cache()
+        return 0
     head = fit(x[~dev], y[~dev])
     p_dev = head.p_refuse(x[dev])
     threshold = threshold_for(p_dev, y[dev] == 0)
@@ -192,6 +280,8 @@ def main(argv: list[str]) -> int:
         return 0
     final = head if "--no-refit" in argv else fit(x, y)
     final = Head(final.weights, final.bias, threshold, encoder=encoder.name)
+    shipped_false_blocks(cases, final.p_refuse(x), threshold)
+    save_rules_cache()
     HEAD_PATH.parent.mkdir(exist_ok=True)
     final.save(HEAD_PATH)
     print(f"wrote {HEAD_PATH.relative_to(ROOT)} ({HEAD_PATH.stat().st_size // 1024} KB, "

@@ -2,7 +2,8 @@
 
     python -m helpers.gate_eval            # the tables
     python -m helpers.gate_eval --misses   # and every case the gate got wrong
-    python -m helpers.gate_eval --veto     # and the veto (TranslateVeto) on the configured model
+    python -m helpers.gate_eval --veto     # and the configured veto (helpers.llm.configured_veto)
+    python -m helpers.gate_eval --veto probe       # or name it: probe (ProbeVeto) or translate (TranslateVeto)
     python -m helpers.gate_eval --set PATH      # only an external set shaped like gate_multilingual_blind.json
     python -m helpers.gate_eval --planted PATH  # only an external set shaped like planted_documents_blind.json
 
@@ -186,12 +187,12 @@ def report(scores: dict[str, CategoryScore], by: str = "category") -> str:
     return "\n".join(lines)
 
 
-def veto_report(sets: dict[str, list[dict]]) -> str:
-    """The veto on the configured model, on the notes the rules allowed: refused of must-block
+def veto_report(sets: dict[str, list[dict]], kind: str | None = None) -> str:
+    """A veto (`configured_veto(kind)`), on the notes the rules allowed: refused of must-block
     (recall it adds), refused of must-allow (false blocks it adds), cost per note."""
     from helpers.llm import configured_veto  # only with --veto: loads or reaches the model
 
-    veto = configured_veto(timeout=60)  # the veto the docs recommend: TranslateVeto
+    veto = configured_veto(kind, timeout=60)
     lines = [f"{'set':28} {'notes':>5} {'refused/block':>14} {'refused/allow':>14} {'errors':>6}"]
     ms: list[float] = []
     tokens: list[int] = []
@@ -279,8 +280,12 @@ def main(argv: list[str]) -> int:
                       after_a_document) for by in ("expected", "language")]
     _print_sections(sections, "--misses" in argv)
     if "--veto" in argv:
-        print(f"\n## veto (TranslateVeto on the configured model, on what the rules allowed)\n"
-              f"{veto_report({'planted_documents': planted, 'planted_documents_blind': blind, **multilingual})}")
+        at = argv.index("--veto") + 1
+        kind = argv[at] if at < len(argv) and not argv[at].startswith("-") else None
+        sets = {"corpus": load_corpus(), **heldout_sets(), DEV_SET: dev, **multilingual,
+                "planted_documents": planted, "planted_documents_blind": blind}
+        print(f"\n## veto ({kind or 'configured'}; asked only about what the rules allowed)\n"
+              f"{veto_report(sets, kind)}")
     else:
         print("\n## veto: not run (python -m helpers.gate_eval --veto, with the model reachable)")
     return 0

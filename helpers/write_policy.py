@@ -595,6 +595,9 @@ class WritePolicy:
         return "\n".join(rows)
 
 
+# The rules alone. `DEFAULT_WRITE_POLICY.with_veto(probe_veto())` adds the probe veto (helpers.veto:
+# multilingual-e5-small and a trained head, no model call, loaded on its first note); it is not in
+# the default yet (helpers/veto.py says why).
 DEFAULT_WRITE_POLICY = WritePolicy.default()
 
 
@@ -637,8 +640,16 @@ def refused_notes(
     return refused
 
 
+def rules_only(policy: WritePolicy) -> WritePolicy:
+    """The policy without its veto, for a field that is not a note (an id, a source, a profile key
+    or value): the veto was trained on notes, and reads a code such as "AUD" or "mem_1f2e" as an
+    identifier. The rules still read every field."""
+    return policy if policy.veto is None else policy.without(VETO_RULE)
+
+
 def refused_texts(policy: WritePolicy, texts: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
-    """(what, rule id) for each (what, text) the policy refuses as a note: a session id, a source."""
+    """(what, rule id) for each (what, text) the rules refuse as a note: a session id, a source."""
+    policy = rules_only(policy)
     decisions = [(what, policy.check(text, kind="fact")) for what, text in texts if text.strip()]
     return [(what, d.rule or "") for what, d in decisions if not d.allowed]
 
@@ -647,9 +658,11 @@ def refused_profile(
     policy: WritePolicy, profile: dict[str, Any], path: str = "profile"
 ) -> list[tuple[str, str]]:
     """Every key at any depth (whatever its value: text, a list, an object, null or empty) and
-    every text or number value (in lists too) is checked as a fact, a value with its key as the cue."""
+    every text or number value (in lists too) is checked as a fact, a value with its key as the cue,
+    by the rules (`rules_only`: profile fields are not notes)."""
     if not isinstance(profile, dict):
         raise TypeError(f"the profile must be a dict, got {type(profile).__name__}")
+    policy = rules_only(policy)
     refused: list[tuple[str, str]] = []
 
     def walk(value: Any, where: str, key: str) -> None:
@@ -694,6 +707,7 @@ __all__ = [
     "refused_notes",
     "refused_profile",
     "refused_texts",
+    "rules_only",
     "completed_number",
     "scope_by_sentence",
     "session_sentence",

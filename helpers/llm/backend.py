@@ -17,7 +17,7 @@ from agents.models.interface import Model
 from helpers import gate
 from helpers.llm.adapter import LocalModel
 from helpers.llm.engine import MODEL_FACTORY_ENV, embedded_llm
-from helpers.veto import TranslateVeto, chat_translator, llama_translator
+from helpers.veto import TranslateVeto, Veto, chat_translator, llama_translator, probe_veto
 
 DEFAULT_OPENAI_MODEL = "gpt-4.1-mini"
 
@@ -82,10 +82,24 @@ def token_counter() -> Callable[[str], int]:
     return embedded_llm().count_tokens
 
 
-def configured_veto(*, timeout: float = 20.0) -> TranslateVeto:
-    """The write policy's veto (helpers.veto) on the configured model: the OpenAI model when
-    OPENAI_API_KEY is set, else the embedded one; the English rules are `helpers.gate.check`."""
+VETO_KINDS = ("probe", "translate")
+
+
+def configured_veto(kind: str | None = None, *, timeout: float = 20.0) -> Veto:
+    """The write policy's veto (helpers.veto) for the configured backend.
+
+    `kind` "probe": `ProbeVeto` (multilingual-e5-small and the trained head, no model call, loaded
+    on its first note); "translate": `TranslateVeto` on the configured model, the English rules
+    (`helpers.gate.check`) reading the translation. By default: with OPENAI_API_KEY set, the
+    translate veto on the configured OpenAI model (it reads any language well); on the embedded
+    backend, the probe (a translation on the 1.5B model costs seconds a note)."""
     backend = active_backend()
+    if kind is None:
+        kind = "translate" if backend.kind == "openai" else "probe"
+    if kind not in VETO_KINDS:
+        raise ValueError(f"veto kind must be one of {VETO_KINDS}, got {kind!r}")
+    if kind == "probe":
+        return probe_veto()
     if backend.kind == "openai":
         from openai import OpenAI
 
