@@ -7,13 +7,17 @@ accents, look-alike letters), longest first; `pattern(table, class)` compiles a 
 language at once (whole words in scripts with spaces, an entry ending in "*" as a stem, words of
 scripts without spaces anywhere). Nothing in the tables is a pattern: a reader adds a word, not a
 regular expression.
+
+The grammar that places the classes is code, written once as a table of templates
+(`templates`): each a pattern with named slots, `<word_class>` for a class of a table and
+`<FRAGMENT>` for a shared piece of grammar, compiled by one function.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 from typing import Any
 
@@ -107,3 +111,52 @@ def _branches(node: dict, stem: str) -> str:
     if len(alternatives) == 1 and "" not in node:
         return alternatives[0]
     return "(?:" + "|".join(alternatives) + ")" + ("?" if "" in node else "")
+
+
+_SLOT = re.compile(r"<([A-Za-z]\w*)>")
+_ENTRY = re.compile(r"([A-Za-z]\w*):\s*$")
+_INDENT = "    "
+
+
+def templates(text: str, word_class: Callable[[str], str],
+              fragments: Mapping[str, str] | None = None) -> dict[str, str]:
+    """A table of pattern templates, as regular-expression sources by name.
+
+    The table is text. A line "name:" opens an entry; the lines under it, indented four spaces,
+    are its template, joined as written (the line breaks are not part of it, so no line starts or
+    ends with a space that matters); a line whose first character is "#" (after the indent or not)
+    is a comment. A name given more than once stands for any of its templates (their alternation).
+    In a template, `<word>` (lower case) is a word class, `word_class(word)`, and `<WORD>` (upper
+    case) a fragment: one of `fragments`, or an entry of the table written above it. Entries named
+    in upper case are fragments; the others are the patterns a module compiles. Writing the grammar
+    this way keeps each pattern one row of a table and its words in data/phrases/*.yaml.
+    """
+    known = dict(fragments or {})
+    bodies: dict[str, list[str]] = {}
+    name = None
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        opening = _ENTRY.match(line)
+        if opening:
+            name = opening.group(1)
+            bodies.setdefault(name, []).append("")
+            continue
+        if name is None or not line.startswith(_INDENT):
+            raise ValueError(f"not a template line: {line!r}")
+        bodies[name][-1] += line[len(_INDENT):]
+
+    def fill(template: str) -> str:
+        return _SLOT.sub(lambda m: known[m.group(1)] if m.group(1).isupper() else word_class(m.group(1)),
+                         template)
+
+    out = {}
+    for name, entries in bodies.items():
+        out[name] = _join([fill(t) for t in entries])
+        if name.isupper():
+            known[name] = out[name]
+    return out
+
+
+def _join(alternatives: list[str]) -> str:
+    return alternatives[0] if len(alternatives) == 1 else "|".join(f"(?:{a})" for a in alternatives)
