@@ -68,7 +68,7 @@ from dataclasses import dataclass
 from helpers.detectors.phrases import group
 from helpers.detectors import prefilter
 from helpers.detectors.directive_signals import BAD_FAITH, PROVIDER, SIGNALS
-from helpers.detectors.directive_words import (_AUTHORITY, _CLAUSES, _CONDITION, _HANDLER, _HEADING,
+from helpers.detectors.directive_words import (_AUTHORITY, _CLAUSES, _CONDITION, _HANDLER, _HEADING, _d,
                                                _I, _LEAD_ADVERBS, _ORDER_MARKERS, _ORDER_WORDS,
                                                _SENTENCES, _UNTRUE, _USER, _WORD, _lemmas,
                                                is_imperative_head, is_participle)
@@ -165,6 +165,17 @@ def _someone_prefers(attributed: re.Match[str]) -> bool:
             and not re.search(r"\b(?:the|our)\b", before, _I)
             and not re.match(rf"\s+(?:that\s+)?(?:the\s+)?{_HANDLER}\b", after, _I)  # "... want you to book"
             and not re.search(rf"\b{_AUTHORITY}\b", name, _I) and bool(_PREFERENCE_VERB.search(verb)))
+
+
+_USER_NOUN = _r(rf"(?:the\s+)?{_d('user_nouns')}", _I)
+
+
+def _the_user(attributed: re.Match[str]) -> bool:
+    """ "User wants you to reply in Portuguese", "The client asks the concierge to ...": the user
+    herself, her wish about how the assistant serves her, reported; not a third party's claim."""
+    after = attributed.string[attributed.end():]
+    return (_USER_NOUN.fullmatch(attributed.group(1).strip()) is not None
+            and re.match(rf"\s+(?:that\s+)?(?:the\s+)?{_HANDLER}\b", after, _I) is not None)
 
 
 def _noun_phrase(words: str) -> bool:
@@ -348,7 +359,8 @@ def reading(text: str) -> Reading:
             bodies.append(sentence)
     body = "\n".join(bodies)
     attributed = _ATTRIBUTED.search(text)
-    if attributed and (not _noun_phrase(attributed.group(1)) or _someone_prefers(attributed)):
+    if attributed and (not _noun_phrase(attributed.group(1)) or _someone_prefers(attributed)
+                       or _the_user(attributed)):
         attributed = None
     if (SIGNALS["authority_claim"].search(text) or attributed
             or any(_label_claims_authority(h) for h in headings)):

@@ -11,7 +11,7 @@ import re
 
 
 from helpers.detectors.normalize import _any
-from helpers.detectors.phrases import alternation, group, table
+from helpers.detectors.phrases import alternation, group, table, words
 
 
 _ROLES = r"(?:system|assistant|developer|tool|user|human|ai)"
@@ -45,9 +45,11 @@ _GIVEN_STRONG = (
 )
 _GIVEN = rf"(?:{_GIVEN_STRONG}|{_w('given')})"
 _EARLIER = _w("earlier")
-# ("e-mail" after an article is the noun: "l'email per reimpostare la password")
-_REVEAL = (rf"(?:{_w('reveal')}|"
-           r"(?<!\bl')(?<!\bthe )(?<!\ban )(?<!\bun )(?<!\bune )(?<!\bel )(?<!\bdie )e-?mail)")
+# "e-mail" is a verb that sends, except as a noun: after a determiner ("l'email per reimpostare la
+# password", "her email password") or naming what a secret opens ("email password").
+_NOUN_BEFORE = "".join(rf"(?<!\b{re.escape(w)})" if w.endswith("'") else rf"(?<!\b{re.escape(w)} )"
+                       for w in words("instruction_words", "determiners"))
+_REVEAL = (rf"(?:{_w('reveal')}|{_NOUN_BEFORE}e-?mail(?![\s-]+{_w('secret_nouns')}\b))")
 _HIDDEN = _w("hidden")
 _TAG_WORDS = _w("tag_words")
 _MODES = _w("modes")
