@@ -54,12 +54,12 @@ _HIDDEN = _w("hidden")
 _TAG_WORDS = _w("tag_words")
 _MODES = _w("modes")
 _AUTHORITY = _w("authority")
-# Words that make an order last ("from now on") and what an assistant does on the user's behalf.
-_PERSISTENT = (rf"(?:{_w('persistent')}|in (?:upcoming|later|subsequent|coming|all later|the next|"
-               r"future) (?:sessions?|conversations?|chats?)|"
-               r"for (?:all|every) future (?:sessions?|conversations?|chats?|requests?|bookings?))")
-# The same markers in other languages (read folded: "desormais"), and "without asking"; an order
-# is marker + no consent, in any language.
+# Words that make an order last ("from now on", "désormais"): the `persistent` class of
+# data/phrases/instruction_cues.yaml, the English ones (with "in upcoming sessions", "for every
+# future booking") and the others (read folded: "desormais"); an order is marker + no consent, in
+# any language.
+_PERSISTENT = (rf"(?:{group('instruction_cues', 'persistent', lang='en')}|"
+               rf"in {_w('later_times')} {_w('sessions')}|for (?:all|every) future {_w('future_things')})")
 _PERSISTENT_FOREIGN = ("(?:" + alternation(w for lang, ws in table("instruction_cues")["persistent"].items()
                                            if lang != "en" for w in ws) + ")")
 _NO_CONSENT = _w("no_consent")
