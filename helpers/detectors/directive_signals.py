@@ -15,7 +15,7 @@ from helpers.detectors import prefilter
 from helpers.detectors.directive_words import (_ATTITUDE, _AUTHORITY, _FACT, _GAIN, _HANDLER, _I,
                                                _LATER, _ORDER_WORDS, _SAY, _TELL, _USER, _USER_OWN,
                                                _d)
-from helpers.detectors.phrases import templates, words
+from helpers.detectors.phrases import either, templates, words
 
 _TABLE = r"""
 # What guards her money and her consent, one class for every place a safeguard is taken away:
@@ -376,8 +376,9 @@ _PARTIES = {"USER": _USER, "USER_OWN": _USER_OWN, "HANDLER": _HANDLER, "LATER": 
             "GAIN": _GAIN, "FACT": _FACT, "TELL": _TELL, "SAY": _SAY}
 _SOURCES = templates(_TABLE, _d, _PARTIES)
 # Who serves her booking (the airline, the hotel): her data going to them is the service.
-PROVIDER = _SOURCES["PROVIDER"]
-SIGNALS = {name: prefilter.compile(source, _I) for name, source in _SOURCES.items()
+PROVIDER = either(_SOURCES["PROVIDER"])
+# A signal written in several rows is found where any of them is.
+SIGNALS = {name: prefilter.compile(either(sources), _I) for name, sources in _SOURCES.items()
            if not name.isupper()}
 # Verbs of bad faith toward the person served: no wish of hers needs one as an order.
 BAD_FAITH = frozenset(words("directive_words", "bad_faith"))

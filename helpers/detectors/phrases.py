@@ -119,20 +119,21 @@ _INDENT = "    "
 
 
 def templates(text: str, word_class: Callable[[str], str],
-              fragments: Mapping[str, str] | None = None) -> dict[str, str]:
+              fragments: Mapping[str, str] | None = None) -> dict[str, list[str]]:
     """A table of pattern templates, as regular-expression sources by name.
 
-    The table is text. A line "name:" opens an entry; the lines under it, indented four spaces,
-    are its template, joined as written (the line breaks are not part of it, so no line starts or
+    The table is text. A line "name:" opens a row; the lines under it, indented four spaces, are
+    its template, joined as written (the line breaks are not part of it, so no line starts or
     ends with a space that matters); a line whose first character is "#" (after the indent or not)
-    is a comment. A name given more than once stands for any of its templates (their alternation).
+    is a comment. A name may open several rows: its value lists them all, in order.
     In a template, `<word>` (lower case) is a word class, `word_class(word)`, and `<WORD>` (upper
-    case) a fragment: one of `fragments`, or an entry of the table written above it. Entries named
-    in upper case are fragments; the others are the patterns a module compiles. Writing the grammar
-    this way keeps each pattern one row of a table and its words in data/phrases/*.yaml.
+    case) a fragment: one of `fragments`, or a row of the table written above it (several rows of
+    one fragment: any of them). Rows named in upper case are fragments; the others are the
+    patterns a module compiles. Writing the grammar this way keeps each pattern one row of a
+    table and its words in data/phrases/*.yaml.
     """
     known = dict(fragments or {})
-    bodies: dict[str, list[str]] = {}
+    rows: dict[str, list[str]] = {}
     name = None
     for line in text.splitlines():
         if not line.strip() or line.lstrip().startswith("#"):
@@ -140,23 +141,24 @@ def templates(text: str, word_class: Callable[[str], str],
         opening = _ENTRY.match(line)
         if opening:
             name = opening.group(1)
-            bodies.setdefault(name, []).append("")
+            rows.setdefault(name, []).append("")
             continue
         if name is None or not line.startswith(_INDENT):
             raise ValueError(f"not a template line: {line!r}")
-        bodies[name][-1] += line[len(_INDENT):]
+        rows[name][-1] += line[len(_INDENT):]
 
     def fill(template: str) -> str:
         return _SLOT.sub(lambda m: known[m.group(1)] if m.group(1).isupper() else word_class(m.group(1)),
                          template)
 
     out = {}
-    for name, entries in bodies.items():
-        out[name] = _join([fill(t) for t in entries])
+    for name, sources in rows.items():
+        out[name] = [fill(t) for t in sources]
         if name.isupper():
-            known[name] = out[name]
+            known[name] = either(out[name])
     return out
 
 
-def _join(alternatives: list[str]) -> str:
-    return alternatives[0] if len(alternatives) == 1 else "|".join(f"(?:{a})" for a in alternatives)
+def either(sources: list[str]) -> str:
+    """One source that matches where any of `sources` does."""
+    return sources[0] if len(sources) == 1 else "|".join(f"(?:{s})" for s in sources)
