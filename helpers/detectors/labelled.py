@@ -109,8 +109,13 @@ def labelled_secret(text: str) -> bool:
 def _own_clause(window: str) -> str:
     """The window up to the end of the label's clause (a comma or a word such as "and", "und"):
     a copula beyond it belongs to another clause ("Passwort vergessen und setzt es lieber ...")."""
-    end = re.search(rf",|{_label('clause_breaks').pattern}", window, re.IGNORECASE)
+    end = _clause_end().search(window)
     return window[:end.start()] if end else window
+
+
+@cache
+def _clause_end() -> re.Pattern[str]:
+    return re.compile(rf",|{_label('clause_breaks').pattern}", re.IGNORECASE)
 
 
 @cache
