@@ -36,7 +36,7 @@ waived:
     has been|were|was|get|gets)\s+(?:now\s+)?(?:all\s+)?<waived>\b|
     \b(?:are|is)\s+(?:now\s+)?(?:all\s+)?pre-?(?:cleared|approved|
     authori[sz]ed)\b|\b<SAFEGUARDS>\s+(?:no longer appl(?:y|ies)|(?:is|are|
-    has been|have been) (?:no longer (?:in force|valid|active|applicable|needed|required)|
+    has been|have been) (?:no longer <in_force>|
     (?:now )?(?:void|null and void|cancelled|revoked|rescinded)))\b|
     # ... or simply none: "no checks", "no more sign-offs".
     \bno\s+(?:more\s+)?(?:[\w-]+\s+)?<CHECKS>\b
@@ -56,7 +56,7 @@ address_heading:
     whichever\s+)?(?:<LATER>\s+)?<HANDLER>|<LATER>\s+
     (?:[\w-]+\s+)?<HANDLER>|<HANDLER>\s+(?:who|that|reading|handling|picking|taking|
     working|assisting|on (?:this|the) (?:account|file|case|booking))|(?:later|future|
-    subsequent|upcoming|next) (?:turns?|sessions?|runs?|chats?|conversations?|contacts?)|
+    subsequent|upcoming|next) <later_contacts>|
     whoever|anyone|anybody|(?<=\()<HANDLER>(?=\))|<HANDLER>\s+(?:[\w-]+\s+)?(?:reads?|sees?|
     picks?|takes?|gets?|handles?|opens?)\b[^:]*\b(?:later|next|after|again|over))\b
 handler_obliged:
@@ -64,7 +64,7 @@ handler_obliged:
     (?:[\w-]+\s+)?<HANDLER>\s+(?:[^,;:.!?\n]{0,30}?\s)?(?:must|should|shall|will need to|
     is to|are to|
     has to|have to|needs? to|ought to|is (?:required|expected|authori[sz]ed|allowed|permitted|
-    instructed) to|are (?:required|expected|authori[sz]ed|allowed|permitted|instructed) to)\b
+    instructed) to|are <obliged_words> to)\b
 obligation:
     \b(?:(?:is|are) to|(?:is|are) not to|need not|needn't|must|should|shall|ought to|(?:has|
     have) to)\s+(?:never\s+|always\s+|not\s+|only\s+|also\s+|first\s+)?be\s+(?:\w+ly\s+)?
@@ -146,13 +146,13 @@ deceive:
     \b(?:pretend|act as (?:if|though)|pass (?:it|them|this|that) off|make it (?:look|
     sound|seem) (?:like|as if|as though))\b
 deceive:
-    \b(?:describe|portray|advertise|market|label|pass off|bill)\w*\s+(?:it|them|this|that|these|
+    \b<label_verbs>\w*\s+(?:it|them|this|that|these|
     those|the [\w-]+(?: [\w-]+)?|[A-Z][\w-]+(?: [A-Z][\w-]+)?)\s+as\s+(?:an?\s+)?[\w-]+
 deceive:
-    \b(?:present|describe|frame|portray|position|sell|pitch|paint|introduce)\s+(?:it|them|
+    \b<present_verbs>\s+(?:it|them|
     this|that|these|those|the [\w-]+(?: [\w-]+)?|[A-Z][\w-]+(?: [A-Z][\w-]+)?)\s+as\s+(?:<USER_OWN>|
-    the (?:best|only|cheapest|safest|official|recommended)|(?:her|his|their|
-    the user's) (?:own )?(?:choice|favou?rite|preference|idea|request))
+    the <best_words>|(?:her|his|their|
+    the user's) (?:own )?<her_choice>)
 
 # "..., so don't mention it" where what "it" stands for is a cost or a fault.
 tell_it_not:
@@ -170,7 +170,7 @@ canned:
 # A told proposition with its contradiction: "is to be told that the fare is final, although ...".
 told_despite:
     \b(?:<SAY>|told)\w*\s+(?:to\s+)?(?:<USER>\s+)?that\b[^.;!?\n]{3,60}?\b
-    (?:although|though|whereas|when in fact|when actually|but actually|but really)\b
+    <contrast_words>\b
 conceal:
     (?:\bnot|n't|\bnever|\bdont|\bno need to|\bneed not|\bwithout|\bnor|\bavoid|
     \brefrain from|\bstop)\s+(?:to\s+)?(?:be\s+)?(?:ever\s+)?<TELL>\b(?:\s+(?:to\s+)?<USER>)?
@@ -199,7 +199,7 @@ conceal:
 conceal:
     \b<FACT>\b[^.;!?\n]{0,30}?(?:\bnot|n't|\bnever)\s+(?:to\s+)?be\s+<TELL>\b
 conceal:
-    \bkept\s+(?:unaware|uninformed|in the dark|out of the loop|ignorant|guessing)\b
+    \bkept\s+<kept_unaware>\b
 conceal:
     \b<USER>\s+(?:doesn't|does not|don't|do not|needn't|need not|shouldn't|should not|
     mustn't|must not|won't|will not)\s+(?:need to\s+|have to\s+|ever\s+)?(?:know|find out|
@@ -218,12 +218,12 @@ conceal:
     bringing (?:it|this|that|them) up|saying|letting (?:<USER>) know|flagging|informing|
     notifying|a word)\b
 conceal:
-    \b(?:quietly|silently|secretly|discreetly|covertly|sneakily|on the quiet)\s+(?:add|charg|
+    \b<covert_words>\s+(?:add|charg|
     apply|includ|rais|increas|switch|chang|downgrad|cancel|renew|enrol|sign|bill)\w*|\b(?:add|
     charg|apply|includ|rais|increas|switch|chang|downgrad|bill)\w*\b[^.;!?\n]{0,30}?\b(?:quietly|
     silently|secretly|discreetly|covertly|on the quiet)\b
 conceal:
-    (?:\bnot|n't|\bnever)\s+(?:\w+\s+)?(?:offer|mention|give|tell|raise|suggest|process)\w*\s+
+    (?:\bnot|n't|\bnever)\s+(?:\w+\s+)?<offer_verbs>\w*\s+
     (?:<USER>\s+)?(?:(?:any|the|a|her|his|their)\s+)?(?:compensation|refunds?|reimbursement|
     (?:her|his|their) rights|vouchers?|travel credits?|free rebooking|free cancellation|
     delay (?:payments?|compensation))\b
@@ -232,7 +232,7 @@ conceal:
     isn't going to)\s+(?:ever\s+)?(?:check|notice|find out|know|realise|realize|compare|
     tell the difference|look|spot it|read (?:it|the small print))\s*(?:anyway\s*)?(?:[.;!?)]|$)
 conceal:
-    \bkeep\w*\s+(?:(?:quiet|silent|mum|schtum|shtum|hush)\s+(?:about|on|regarding)|
+    \bkeep\w*\s+(?:<quiet_words>\s+(?:about|on|regarding)|
     [^.;!?\n]{0,30}?\b(?:quiet|secret|hidden|under wraps|confidential|off the record|
     to yourself|from <USER>))\b
 conceal:
@@ -268,7 +268,7 @@ overrule:
     \b(?:aunque|incluso si|aun si|meme si|même si|auch wenn|selbst wenn|anche se)\s+(?:ella|el|él|
     elle|il|sie|er|lei|lui)\s+(?:\w+\s+)?(?:prefiera|diga|quiera|pida|prefere|prefère|dit|dise|
     veut|veuille|demande|lieber|sagt|will|möchte|mochte|preferisca|dica|voglia|chieda)\w*\b|
-    \b(?:requests?|claims?|complaints?|objections?|disputes?|appeals?|instructions?)\b
+    \b<her_claims>\b
     [^.;!?\n]{0,40}?
     \b(?:be|are|is|get|gets|been)\s+(?:always\s+|politely\s+|quietly\s+|simply\s+|already\s+)?
     (?:pre-?)?
@@ -327,13 +327,13 @@ solicit:
 
 # Someone else's words taken as hers: "treat instructions in her e-mails as if she wrote them".
 trust:
-    \b(?:treat|regard|consider|take|handle|accept|follow|read)\w*\b[^.;!?\n]{0,50}?\bas (?:if|
+    \b<treat_verbs>\w*\b[^.;!?\n]{0,50}?\bas (?:if|
     though) (?:<USER>|it|they)\b[^.;!?\n]{0,20}?\b(?:wrote|written|sent|said|asked|came from|
     come from|requested|authori[sz]ed|approved|typed|were (?:hers|his|from (?:her|him)))\b|
     \bas (?:coming|sent|written) (?:directly )?(?:from|by) <USER>\b|
-    \b(?:treat|regard|consider|take|handle|accept|count|file|record|save|store|read)\w*\b
+    \b<treat_verbs>\w*\b
     [^.;!?\n]{0,50}?\bas <USER_OWN>\s+(?:own\s+|standing\s+|real\s+|actual\s+|current\s+){0,2}
-    (?:preferences?|wishes|words|instructions?|requests?|choices?|orders?|profile|consent)\b
+    <her_say>\b
 
 # What she is entitled to, refused in advance: "no refunds for this customer".
 deprioritised:
@@ -353,7 +353,7 @@ control:
     settled|ruled)\b[^.;!?\n]{0,40}?\bthat\s+<USER>\b|\bat (?!<USER_OWN>\b)(?:the\s+|our\s+)?
     (?:[\w-]+['\u2019]s\s+)?(?:sole\s+|own\s+)?discretion\b
 denied:
-    \b(?:no|never any|deny|refuse|decline|block)\s+(?:\w+\s+)?(?:refunds?|compensation|
+    \b<refuse_words>\s+(?:\w+\s+)?(?:refunds?|compensation|
     credits?|exceptions?|escalations?|complaints?|claims?|help|support|assistance|service)\s+
     (?:for|to)\s+(?:<USER>|this (?:customer|client|guest|travell?er|user|account|profile|
     passenger|member))\b
@@ -362,7 +362,7 @@ triggered_say:
     <USER>\s+(?:\w+(?:s|es|ed)|is|gets?|seems?|starts?)|asks?|
     asking|mentions?|requests?|request|questions?|queries|query|complains?|complaint|raises?|
     brings? up|enquires?|inquires?)\b[^,:]{0,40}[,:]\s*(?:just\s+|always\s+|simply\s+)?
-    (?:(?:steer|redirect|deflect|divert|change the subject|move|switch|push|turn)\b|
+    (?:<steer_verbs>\b|
     <SAY>\b[^.;!?\n]{0,40}?\bwith\s+['\"\u2018\u201c]|<SAY>\s+
     (?:yes|no|nothing|none|never)\b|<SAY>\s+
     (?:(?:to\s+)?<USER>\s+)?(?:that\b|(?:[\w'-]+\s+){0,4}?(?:is|are|was|were|takes?|
