@@ -86,13 +86,15 @@ def pattern(name: str, cls: str) -> re.Pattern[str]:
 
 
 @cache
-def group(name: str, cls: str, stem: str = r"\w*", lang: str | None = None) -> str:
-    """A class of data/phrases/<name>.yaml (every language, or `lang` alone) as one regex group,
+def group(name: str, cls: str, stem: str = r"\w*", lang: str | tuple[str, ...] | None = None) -> str:
+    """A class of data/phrases/<name>.yaml (every language, or `lang`: one or a few) as one regex group,
     for code that places the class inside a larger pattern (the grammar stays code, the words are
     data): each entry folded and escaped, a "*" an open part of a word (`stem`). The entries are
     merged by their common beginnings (a trie: "tell|tells|telling" reads "tell(?:s|ing)?"), which
     matches what the plain alternation matches, longer first, in fewer steps."""
-    chosen = words(name, cls) if lang is None else [str(w) for w in table(name)[cls][lang]]
+    langs = (lang,) if isinstance(lang, str) else lang
+    chosen = (words(name, cls) if langs is None
+              else [str(w) for code in langs for w in table(name)[cls].get(code, [])])
     trie: dict = {}
     for entry in dict.fromkeys(_visible(w).lower() for w in chosen):
         node = trie
