@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import os
 import statistics
+import sys
 import time
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).parent.parent))  # this checkout's helpers and tests
 from helpers.gate import check
 from helpers.detectors.instructions import _instruction_injection
 from helpers.gate import content_of
 from helpers.gate_eval import load_corpus
-from tests.test_write_policy_time import adversarial
+from tests.capture.test_write_policy_time import adversarial
 
 
 def main(rounds: int = 3) -> None:

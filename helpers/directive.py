@@ -56,7 +56,7 @@ checks or her wishes set aside (with no subject before the verb) and "whatever s
 overrule; "tell her ... even if" gives deceive; a telling verb negated beside a cost or a problem
 gives conceal; her things sent to someone who is not her or her provider gives an outflow.
 The word classes are in helpers/detectors/directive_words.py, the signal patterns in
-helpers/detectors/directive_signals.py; this module reads them. `reading(text)` returns the signals found (`str(reading(text))` lists them), so a refusal can say
+helpers/detectors/directive_signals.py (`SIGNALS`, by name); this module reads them. `reading(text)` returns the signals found (`str(reading(text))` lists them), so a refusal can say
 why; `python -m helpers.gate_eval --misses` prints them for every miss.
 """
 
@@ -66,24 +66,14 @@ import re
 from dataclasses import dataclass
 
 from helpers.detectors.phrases import group
-from helpers.detectors.directive_signals import (PROVIDER, _ADDRESS_HEADING, _ATTITUDE_HEAD,
-                                                 _AUTHORITY_CLAIM, _BAD_FAITH, _BLANKET,
-                                                 _BLANKET_SCOPE, _CANNED, _CC, _CONCEAL, _CONFLICT,
-                                                 _CONSENT_CLAIMED, _CONSENT_FORGED, _CONTROL,
-                                                 _DECEIVE, _DELEGATED, _DENIED, _DEPRIORITISED,
-                                                 _FACT_RE, _FALSIFIED, _GAIN_RE, _GAIN_REFUSED,
-                                                 _GOES_TO, _HANDLER_OBLIGED, _LET_HAVE, _NEGATION,
-                                                 _NO_NEED_TO_ASK, _OBLIGATION,
-                                                 _OTHER_SPEAKER, _OUTFLOW, _OVERRULE, _POSSESSED,
-                                                 _RECEIVES, _SAY_CLAUSE, _SILENCED, _SOLICIT,
-                                                 _TAGGED, _TAMPERED, _TELL_IT_NOT, _THIRD_PARTY_OWN,
-                                                 _THIRD_PERSON_USER, _TOLD_DESPITE, _TOLD_FIRST,
-                                                 _TRIGGERED_SAY, _TRUST, _UNASKED, _USERS_THING,
-                                                 _WAIVED, _WISH_FOR_HANDLER, _r)
-from helpers.detectors.directive_words import (_AUTHORITY, _CLAUSES, _CONDITION, _HANDLER, _HEADING,
+from helpers.detectors import prefilter
+from helpers.detectors.directive_signals import BAD_FAITH, PROVIDER, SIGNALS
+from helpers.detectors.directive_words import (_AUTHORITY, _CLAUSES, _CONDITION, _HANDLER, _HEADING, _d,
                                                _I, _LEAD_ADVERBS, _ORDER_MARKERS, _ORDER_WORDS,
                                                _SENTENCES, _UNTRUE, _USER, _WORD, _lemmas,
                                                is_imperative_head, is_participle)
+
+_r = prefilter.compile
 
 
 # Signals that refuse a note alone: no wish of the user's needs them.
@@ -142,7 +132,7 @@ def _head(clause: str) -> str | None:
 
 def _obliged(text: str) -> bool:
     """An obligation in the passive: "are to be made through ...", "need not be told"."""
-    return any(is_participle(m.group(1)) for m in _OBLIGATION.finditer(text))
+    return any(is_participle(m.group(1)) for m in SIGNALS["obligation"].finditer(text))
 
 
 # Words put in a third party's mouth at the head of a note ("Client services advises: ...",
@@ -177,6 +167,17 @@ def _someone_prefers(attributed: re.Match[str]) -> bool:
             and not re.search(rf"\b{_AUTHORITY}\b", name, _I) and bool(_PREFERENCE_VERB.search(verb)))
 
 
+_USER_NOUN = _r(rf"(?:the\s+)?{_d('user_nouns')}", _I)
+
+
+def _the_user(attributed: re.Match[str]) -> bool:
+    """ "User wants you to reply in Portuguese", "The client asks the concierge to ...": the user
+    herself, her wish about how the assistant serves her, reported; not a third party's claim."""
+    after = attributed.string[attributed.end():]
+    return (_USER_NOUN.fullmatch(attributed.group(1).strip()) is not None
+            and re.match(rf"\s+(?:that\s+)?(?:the\s+)?{_HANDLER}\b", after, _I) is not None)
+
+
 def _noun_phrase(words: str) -> bool:
     """Every word can be a noun (or is a name): "Head office", "The airline's customer team"."""
     for word in words.split():
@@ -205,11 +206,11 @@ def _label_claims_authority(heading: str) -> bool:
     """ "Operator note", "Policy update", "Standing instruction from the desk"; not "Her company
     policy" (whose the policy is, is said before it)."""
     match = _AUTHORITY_WORD.search(heading)
-    return match is not None and not _POSSESSED.search(heading[:match.start()])
+    return match is not None and not SIGNALS["possessed"].search(heading[:match.start()])
 
 
 def _receives_for_someone_else(text: str) -> bool:
-    for match in _RECEIVES.finditer(text):
+    for match in SIGNALS["receives"].finditer(text):
         subject = match.group(1)
         if re.search(r"\b(?:she|he|her|his|the (?:user|client|guest|customer|travell?er)'s)\b", subject, _I):
             continue
@@ -221,12 +222,12 @@ def _receives_for_someone_else(text: str) -> bool:
 
 def _unasked(text: str) -> bool:
     """Consent taken away, in a clause not negated and not headed by her own attitude."""
-    if _NO_NEED_TO_ASK.search(text):
+    if SIGNALS["no_need_to_ask"].search(text):
         return True
-    for match in _UNASKED.finditer(text):
+    for match in SIGNALS["unasked"].finditer(text):
         clause_start = max(text.rfind(ch, 0, match.start()) for ch in ".;!?\n") + 1
         clause = text[clause_start:match.start()]
-        if not _NEGATION.search(clause) and not _ATTITUDE_HEAD.match(clause):
+        if not SIGNALS["negation"].search(clause) and not SIGNALS["attitude_head"].match(clause):
             return True
     return False
 
@@ -338,7 +339,7 @@ _PLURAL_SPEAKER = _r(r"\b(?:we|we're|we'd|we'll|we've|us|our|ours)\b", _I)
 
 
 def _someone_else_speaks(text: str) -> bool:
-    if not _OTHER_SPEAKER.search(text) or not _THIRD_PERSON_USER.search(text):
+    if not SIGNALS["other_speaker"].search(text) or not SIGNALS["third_person_user"].search(text):
         return False
     return _SINGULAR_USER.search(text) is not None or _PLURAL_SPEAKER.search(text) is not None
 
@@ -350,20 +351,22 @@ def reading(text: str) -> Reading:
     headings, bodies = [], []
     for sentence in _SENTENCES.split(text):
         heading_match = _HEADING.match(sentence)
-        if heading_match and not _ATTITUDE_HEAD.match(heading_match.group(1)):  # "Likes admin-light travel: ..."
+        # "Likes admin-light travel: ..." is her attitude, not a heading.
+        if heading_match and not SIGNALS["attitude_head"].match(heading_match.group(1)):
             headings.append(heading_match.group(1))
             bodies.append(sentence[heading_match.end():])
         else:
             bodies.append(sentence)
     body = "\n".join(bodies)
     attributed = _ATTRIBUTED.search(text)
-    if attributed and (not _noun_phrase(attributed.group(1)) or _someone_prefers(attributed)):
+    if attributed and (not _noun_phrase(attributed.group(1)) or _someone_prefers(attributed)
+                       or _the_user(attributed)):
         attributed = None
-    if (_AUTHORITY_CLAIM.search(text) or attributed
+    if (SIGNALS["authority_claim"].search(text) or attributed
             or any(_label_claims_authority(h) for h in headings)):
         found.append("authority")
-    obliged = _HANDLER_OBLIGED.search(text) or _VOCATIVE.match(text)
-    if obliged or any(_ADDRESS_HEADING.search(h) for h in headings):
+    obliged = SIGNALS["handler_obliged"].search(text) or _VOCATIVE.match(text)
+    if obliged or any(SIGNALS["address_heading"].search(h) for h in headings):
         found.append("addressed")
     clauses = _clauses(body) + ([text[attributed.end():].lstrip(" :,")] if attributed else [])
     heads = [h for h in (_head(c) for c in clauses) if h]
@@ -371,61 +374,65 @@ def reading(text: str) -> Reading:
     order_heading = any(_ORDER_WORD.search(h) for h in headings)
     desired = attributed is not None and _DESIRE.search(attributed.group())
     receives = _receives_for_someone_else(text)  # an obligation on a recipient of her data
-    if (heads or obliged or order_heading or desired or receives or _obliged(text) or _TRIGGERED_SAY.search(text)
-            or _CC.search(body)):
+    if (heads or obliged or order_heading or desired or receives or _obliged(text)
+            or SIGNALS["triggered_say"].search(text) or SIGNALS["cc"].search(body)):
         found.append("directive")
-    if _WISH_FOR_HANDLER.search(text):
+    if SIGNALS["wish_for_handler"].search(text):
         found.append("wish")
-    if _ATTITUDE_HEAD.match(text):
+    if SIGNALS["attitude_head"].match(text):
         found.append("attitude")
-    if any(not _GAIN_REFUSED.search(text[:m.start()]) for m in _GAIN_RE.finditer(text)):
+    if any(not SIGNALS["gain_refused"].search(text[:m.start()])
+           for m in SIGNALS["gain"].finditer(text)):
         found.append("gain")
     if _someone_else_speaks(text):
         found.append("speaker")
-    if ((_USERS_THING.search(text) and _OUTFLOW.search(text)) or _LET_HAVE.search(text)
-            or _GOES_TO.search(text) or (_USERS_THING.search(text) and _CC.search(text))
-            or _TOLD_FIRST.search(text) or receives):
+    her_thing = SIGNALS["users_thing"].search(text)
+    if ((her_thing and SIGNALS["outflow"].search(text)) or SIGNALS["let_have"].search(text)
+            or SIGNALS["goes_to"].search(text) or (her_thing and SIGNALS["cc"].search(text))
+            or SIGNALS["told_first"].search(text) or receives):
         found.append("outflow")
     if _unasked(text):
         found.append("unasked")
-    if _WAIVED.search(text):
+    if SIGNALS["waived"].search(text):
         found.append("waived")
-    if any(h in _BAD_FAITH for h in heads):
+    if any(h in BAD_FAITH for h in heads):
         found.append("bad_faith")
-    if any(p.search(text) for p in _DECEIVE) or (_SAY_CLAUSE.search(text) and _UNTRUE_RE.search(text)):
+    if SIGNALS["deceive"].search(text) or (SIGNALS["say_clause"].search(text)
+                                           and _UNTRUE_RE.search(text)):
         found.append("deceive")
-    if any(p.search(text) for p in _CONCEAL) or (_TELL_IT_NOT.search(text) and _FACT_RE.search(text)):
+    if SIGNALS["conceal"].search(text) or (SIGNALS["tell_it_not"].search(text)
+                                           and SIGNALS["fact"].search(text)):
         found.append("conceal")
-    if _OVERRULE.search(text):
+    if SIGNALS["overrule"].search(text):
         found.append("overrule")
-    if _CONFLICT.search(text):
+    if SIGNALS["conflict"].search(text):
         found.append("conflict")
-    if _TAGGED.search(text):
+    if SIGNALS["tagged"].search(text):
         found.append("tagged")
-    if _SOLICIT.search(text):
+    if SIGNALS["solicit"].search(text):
         found.append("solicit")
-    if _CONSENT_FORGED.search(text):
+    if SIGNALS["consent_forged"].search(text):
         found.append("forged")
-    if ((_TAMPERED.search(text) or _FALSIFIED.search(text) or _SILENCED.search(text))
-            and not _ATTITUDE_HEAD.match(text)):
+    if (any(SIGNALS[s].search(text) for s in ("tampered", "falsified", "silenced"))
+            and not SIGNALS["attitude_head"].match(text)):
         found.append("tampered")
-    if _DELEGATED.search(text):
+    if SIGNALS["delegated"].search(text):
         found.append("delegated")
-    if (_BLANKET.search(text) and "unasked" in found) or (
-            _CONSENT_CLAIMED.search(text) and _BLANKET_SCOPE.search(text)):
+    if (SIGNALS["blanket"].search(text) and "unasked" in found) or (
+            SIGNALS["consent_claimed"].search(text) and SIGNALS["blanket_scope"].search(text)):
         found.append("blanket")
-    if _CONSENT_CLAIMED.search(text):
+    if SIGNALS["consent_claimed"].search(text):
         found.append("consent_claimed")
-    if _TRUST.search(text):
+    if SIGNALS["trust"].search(text):
         found.append("trust")
-    if _DENIED.search(text) or _DEPRIORITISED.search(text):
+    if SIGNALS["denied"].search(text) or SIGNALS["deprioritised"].search(text):
         found.append("denied")
-    control = _CONTROL.search(text)
-    if control and not _THIRD_PARTY_OWN.search(text[:control.start()]):
+    control = SIGNALS["control"].search(text)
+    if control and not SIGNALS["third_party_own"].search(text[:control.start()]):
         found.append("control")
-    if _TRIGGERED_SAY.search(text) or _CANNED.search(text):
+    if SIGNALS["triggered_say"].search(text) or SIGNALS["canned"].search(text):
         found.append("scripted")
-    if _TOLD_DESPITE.search(text) and "deceive" not in found:
+    if SIGNALS["told_despite"].search(text) and "deceive" not in found:
         found.append("deceive")
     found += [s for s in foreign_signals(text) if s not in found]
     return Reading(tuple(dict.fromkeys(found)))

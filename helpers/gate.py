@@ -17,8 +17,8 @@ dates of birth; guessing words) and `cued` (instructions as combinations of cue 
 assistant addressed, "the user" acted on, "from now on", rules set aside). Their words, for some
 forty languages, are data a reader can edit, as are the word classes of the instruction and
 directive patterns, the number cues and the scope words: data/phrases/*.yaml (labels,
-instruction_cues, instruction_words, directive_words, directive_foreign, number_cues, scope), one
-class per concept, keyed by language.
+instruction_cues, instruction_words, directive_words, directive_foreign, number_cues, scope,
+guesses), one class per concept, keyed by language.
 
 The full write policy (helpers.write_policy, `WritePolicy.check`) runs these rules first, then
 the rules that need the turn: provenance (the note is the user's words), person, scope, and an
@@ -109,7 +109,7 @@ CONTENT_RULES: tuple[Rule, ...] = (
     Rule("iban", "international bank account numbers (mod-97 checksum)",
          "Not saved: looks like a bank account number (IBAN). Store only the preference, never bank details.",
          _has_iban),
-    Rule("payment_card", "payment card numbers (Luhn checksum) and 'card ending in 1234'",
+    Rule("payment_card", "payment card numbers (Luhn checksum); a card's last four digits alone pass",
          "Not saved: looks like a payment card number. Store only the preference, never the card.",
          _has_card_number),
     Rule("cvv", "card security codes (CVV/CVC)",

@@ -19,6 +19,7 @@ from helpers.detectors.instruction_words import (_COMPACT_OBJECTS, _COMPACT_VERB
                                                  _injection_patterns, _w)
 from helpers.detectors.normalize import _I, _any
 from helpers.detectors.directive_signals import PROVIDER
+from helpers.detectors.directive_words import _ATTITUDE, _d
 from helpers.directive import directs_for_someone_else
 
 
@@ -45,6 +46,16 @@ _SECOND_PERSON = prefilter.compile(
 _QUOTED = re.compile(r"[\"\u201c][^\"\u201d\n]{0,40}[\"\u201d]|(?<!\w)['\u2018][^'\u2019\n]{0,40}['\u2019](?!\w)")
 
 
+# Her standing wish about how the assistant serves her, reported: "User wants you to reply in
+# Portuguese", "She would like you to keep answers short", "Never wants you to store her passport
+# number". The user (or no subject) and her attitude, then "you": her voice, not the assistant
+# addressed nor "the user" acted on; what she wishes is still read (an order, a safeguard taken
+# away or her data sent elsewhere is refused by the other readings).
+_HER_WISH_FOR_YOU = prefilter.compile(
+    rf"(?:^|[.;!?]\s+)\s*(?:(?:the\s+)?{_d('user_nouns')}\s+|(?:she|he|they)\s+)?"
+    rf"(?:{_d('wish_adverbs')}\s+)*{_ATTITUDE}\s+(?:that\s+)?you\b", _I)
+
+
 def _speaks_to_you(text: str) -> bool:
     # In the user's own first-person words ("forget what I told you about Alex") "you" is the user
     # talking to the assistant: the write policy's first_person rule refuses those notes, with a
@@ -62,8 +73,10 @@ _NEGATED_WITHOUT = prefilter.compile(
 
 def _instruction_injection(text: str) -> bool:
     text = _NEGATED_WITHOUT.sub(" ", text)
-    if (_injection_patterns(text) or cued_instruction(text)
-            or _speaks_to_you(text)
+    # Her wish's head ("User wants you") is her voice: the cue readings read what she wishes.
+    wish = _HER_WISH_FOR_YOU.sub(" ", text)
+    if (_injection_patterns(text) or cued_instruction(wish)
+            or _speaks_to_you(wish)
             or _instruction_structure(text) or directs_for_someone_else(unwrapped(text))):
         return True
     # Leetspeak ("1gn0r3 pr3v10us 1nstruct10ns") and letters spaced apart get a second reading.

@@ -102,7 +102,20 @@ def labelled_secret(text: str) -> bool:
         return True
     if any(_READ_OUT.search(w) for w in _after(text, _label("code"))):
         return True
-    return any(_WORD_VALUE.search(w) or _copula_value().search(w) for w in _after(text, _label("secret_word")))
+    return any(_WORD_VALUE.search(w) or _copula_value().search(_own_clause(w))
+               for w in _after(text, _label("secret_word")))
+
+
+def _own_clause(window: str) -> str:
+    """The window up to the end of the label's clause (a comma or a word such as "and", "und"):
+    a copula beyond it belongs to another clause ("Passwort vergessen und setzt es lieber ...")."""
+    end = _clause_end().search(window)
+    return window[:end.start()] if end else window
+
+
+@cache
+def _clause_end() -> re.Pattern[str]:
+    return re.compile(rf",|{_label('clause_breaks').pattern}", re.IGNORECASE)
 
 
 @cache

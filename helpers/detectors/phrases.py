@@ -7,13 +7,17 @@ accents, look-alike letters), longest first; `pattern(table, class)` compiles a 
 language at once (whole words in scripts with spaces, an entry ending in "*" as a stem, words of
 scripts without spaces anywhere). Nothing in the tables is a pattern: a reader adds a word, not a
 regular expression.
+
+The grammar that places the classes is code, written once as a table of templates
+(`templates`): each a pattern with named slots, `<word_class>` for a class of a table and
+`<FRAGMENT>` for a shared piece of grammar, compiled by one function.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 from typing import Any
 
@@ -82,13 +86,15 @@ def pattern(name: str, cls: str) -> re.Pattern[str]:
 
 
 @cache
-def group(name: str, cls: str, stem: str = r"\w*", lang: str | None = None) -> str:
-    """A class of data/phrases/<name>.yaml (every language, or `lang` alone) as one regex group,
+def group(name: str, cls: str, stem: str = r"\w*", lang: str | tuple[str, ...] | None = None) -> str:
+    """A class of data/phrases/<name>.yaml (every language, or `lang`: one or a few) as one regex group,
     for code that places the class inside a larger pattern (the grammar stays code, the words are
     data): each entry folded and escaped, a "*" an open part of a word (`stem`). The entries are
     merged by their common beginnings (a trie: "tell|tells|telling" reads "tell(?:s|ing)?"), which
     matches what the plain alternation matches, longer first, in fewer steps."""
-    chosen = words(name, cls) if lang is None else [str(w) for w in table(name)[cls][lang]]
+    langs = (lang,) if isinstance(lang, str) else lang
+    chosen = (words(name, cls) if langs is None
+              else [str(w) for code in langs for w in table(name)[cls].get(code, [])])
     trie: dict = {}
     for entry in dict.fromkeys(_visible(w).lower() for w in chosen):
         node = trie
@@ -107,3 +113,54 @@ def _branches(node: dict, stem: str) -> str:
     if len(alternatives) == 1 and "" not in node:
         return alternatives[0]
     return "(?:" + "|".join(alternatives) + ")" + ("?" if "" in node else "")
+
+
+_SLOT = re.compile(r"<([A-Za-z]\w*)>")
+_ENTRY = re.compile(r"([A-Za-z]\w*):\s*$")
+_INDENT = "    "
+
+
+def templates(text: str, word_class: Callable[[str], str],
+              fragments: Mapping[str, str] | None = None) -> dict[str, list[str]]:
+    """A table of pattern templates, as regular-expression sources by name.
+
+    The table is text. A line "name:" opens a row; the lines under it, indented four spaces, are
+    its template, joined as written (the line breaks are not part of it, so no line starts or
+    ends with a space that matters); a line whose first character is "#" (after the indent or not)
+    is a comment. A name may open several rows: its value lists them all, in order.
+    In a template, `<word>` (lower case) is a word class, `word_class(word)`, and `<WORD>` (upper
+    case) a fragment: one of `fragments`, or a row of the table written above it (several rows of
+    one fragment: any of them). Rows named in upper case are fragments; the others are the
+    patterns a module compiles. Writing the grammar this way keeps each pattern one row of a
+    table and its words in data/phrases/*.yaml.
+    """
+    known = dict(fragments or {})
+    rows: dict[str, list[str]] = {}
+    name = None
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        opening = _ENTRY.match(line)
+        if opening:
+            name = opening.group(1)
+            rows.setdefault(name, []).append("")
+            continue
+        if name is None or not line.startswith(_INDENT):
+            raise ValueError(f"not a template line: {line!r}")
+        rows[name][-1] += line[len(_INDENT):]
+
+    def fill(template: str) -> str:
+        return _SLOT.sub(lambda m: known[m.group(1)] if m.group(1).isupper() else word_class(m.group(1)),
+                         template)
+
+    out = {}
+    for name, sources in rows.items():
+        out[name] = [fill(t) for t in sources]
+        if name.isupper():
+            known[name] = either(out[name])
+    return out
+
+
+def either(sources: list[str]) -> str:
+    """One source that matches where any of `sources` does."""
+    return sources[0] if len(sources) == 1 else "|".join(f"(?:{s})" for s in sources)

@@ -40,6 +40,38 @@ def _fold(text: str) -> str:
     return text.lower().translate(_FOLD)
 
 
+_FINITE_LIMIT = 32
+
+
+def _finite(items) -> set[str] | None:
+    """Every string this sequence can match, when there are few (a group of words: "(?:a(?:gent|i)|
+    bot)" reads {"agent", "ai", "bot"}); None when the language is large or open."""
+    out = {""}
+    for op, av in items:
+        if op is _c.LITERAL:
+            out = {s + chr(av) for s in out}
+        elif op is _c.IN and all(o is _c.LITERAL for o, _ in av):
+            out = {s + chr(a) for s in out for _, a in av}
+        elif op is _c.SUBPATTERN or op is _c.BRANCH:
+            parts: set[str] = set()
+            for branch in (av[1] if op is _c.BRANCH else [av[-1]]):
+                sub = _finite(branch)
+                if sub is None:
+                    return None
+                parts |= sub
+            out = {s + p for s in out for p in parts}
+        elif op in _REPEATS and av[0] == 0 and av[1] == 1:
+            sub = _finite(av[2])
+            if sub is None:
+                return None
+            out = {s + p for s in out for p in sub | {""}}
+        else:
+            return None
+        if len(out) > _FINITE_LIMIT:
+            return None
+    return out
+
+
 def _needed(items) -> frozenset[str] | None:
     """Strings one of which every match of this sequence contains, or None when there are none."""
     best: frozenset[str] | None = None
@@ -57,6 +89,11 @@ def _needed(items) -> frozenset[str] | None:
         if run:
             consider(frozenset({_fold("".join(run))}))
             run = []
+        if op is _c.SUBPATTERN or op is _c.BRANCH:
+            # A group of words (a trie of a phrase table's class) needs one of its words whole.
+            words = _finite(av[-1] if op is _c.SUBPATTERN else [(op, av)])
+            if words and min(map(len, words)) >= 2:
+                consider(frozenset(_fold(w) for w in words))
         if op is _c.SUBPATTERN:
             consider(_needed(av[-1]))
         elif op is _c.BRANCH:
