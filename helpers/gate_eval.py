@@ -5,6 +5,7 @@
     python -m helpers.gate_eval --veto     # and the configured veto (helpers.llm.configured_veto)
     python -m helpers.gate_eval --veto probe       # or name it: probe (ProbeVeto) or translate (TranslateVeto)
     python -m helpers.gate_eval --set PATH      # only an external set shaped like gate_multilingual_blind.json
+                                                # (the rules, and the capture tool's whole policy)
     python -m helpers.gate_eval --planted PATH  # only an external set shaped like planted_documents_blind.json
 
 Three layers are measured. The rules (`helpers.gate.check`) on the corpus, the held-out sets, the
@@ -139,6 +140,14 @@ def after_a_document(case: dict) -> GateDecision:
                                       heard=case.get("document"))
 
 
+def typed_by_the_user(case: dict) -> GateDecision:
+    """The capture tool on a note the user typed this turn: the whole write policy, with the note
+    as the user's own words (so the first-person and grounding rules accept it, as they accept
+    "never book me a night flight" from her message)."""
+    return DEFAULT_WRITE_POLICY.check(case["text"], case["keywords"], said_by_user=case["text"],
+                                      latest_message=case["text"])
+
+
 def score(cases: list[dict], by: str = "category",
           decide: Callable[[dict], GateDecision] | None = None) -> dict[str, CategoryScore]:
     scores: dict[str, CategoryScore] = {}
@@ -221,6 +230,12 @@ def veto_report(sets: dict[str, list[dict]], kind: str | None = None) -> str:
     return "\n".join(lines)
 
 
+def _veto_kind(argv: list[str]) -> str | None:
+    """The word after --veto (probe or translate), or None for the configured one."""
+    at = argv.index("--veto") + 1
+    return argv[at] if at < len(argv) and not argv[at].startswith("-") else None
+
+
 def _option(argv: list[str], name: str) -> str | None:
     if name not in argv:
         return None
@@ -238,6 +253,8 @@ def external_sections(set_path: str | None, planted_path: str | None) -> list[tu
         cases = load_set(set_path)
         sections += [(f"rules, external set: {set_path} (by {by})", cases, by, None)
                      for by in ("category", "language")]
+        sections.append((f"the capture tool (whole write policy, the note as the user typed it): {set_path}",
+                         cases, "category", typed_by_the_user))
     if planted_path:
         cases = load_set(planted_path)
         sections += [(f"provenance after a document, external set: {planted_path} (by {by})", cases, by,
@@ -263,6 +280,10 @@ def main(argv: list[str]) -> int:
     set_path, planted_path = _option(argv, "--set"), _option(argv, "--planted")
     if set_path or planted_path:
         _print_sections(external_sections(set_path, planted_path), "--misses" in argv)
+        if "--veto" in argv:
+            external = {Path(path).stem: load_set(path) for path in (set_path, planted_path) if path}
+            print(f"\n## veto ({_veto_kind(argv) or 'configured'}; asked only about what the rules allowed)\n"
+                  f"{veto_report(external, _veto_kind(argv))}")
         return 0
     multilingual = multilingual_sets()
     planted = planted_documents()
@@ -280,8 +301,7 @@ def main(argv: list[str]) -> int:
                       after_a_document) for by in ("expected", "language")]
     _print_sections(sections, "--misses" in argv)
     if "--veto" in argv:
-        at = argv.index("--veto") + 1
-        kind = argv[at] if at < len(argv) and not argv[at].startswith("-") else None
+        kind = _veto_kind(argv)
         sets = {"corpus": load_corpus(), **heldout_sets(), DEV_SET: dev, **multilingual,
                 "planted_documents": planted, "planted_documents_blind": blind}
         print(f"\n## veto ({kind or 'configured'}; asked only about what the rules allowed)\n"

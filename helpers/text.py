@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Collection, Iterable, Iterator
+from functools import lru_cache
 
 STOPWORDS = frozenset("""
 a an the and or but of to in on at for with by from as is are was were be been being am it its
@@ -94,12 +95,13 @@ _UNSPACED = (
     (0x1780, 0x17FF),  # Khmer
     (0x20000, 0x2FFFF),  # CJK extensions B-F
 )
+_FIRST_UNSPACED = min(lo for lo, _hi in _UNSPACED)  # every letter below it (Latin, Cyrillic...) is spaced
 
 
 def unspaced(ch: str) -> bool:
     """Is `ch` a letter of a script written without spaces (Han, Kana, Thai, Lao, Khmer, Myanmar)?"""
     code = ord(ch)
-    return any(lo <= code <= hi for lo, hi in _UNSPACED)
+    return code >= _FIRST_UNSPACED and any(lo <= code <= hi for lo, hi in _UNSPACED)
 
 
 def _is_ideograph(ch: str) -> bool:
@@ -164,7 +166,12 @@ def _pairs(piece: str) -> Iterator[str]:
 
 def tokens(text: str) -> list[str]:
     """The words, numbers and character pairs of a text, folded, in order (duplicates kept)."""
-    return [p for run in _runs(fold(text)) for p in _pieces(run)]
+    return list(_tokens(text))
+
+
+@lru_cache(maxsize=1024)  # one write decision reads the same note and message several times
+def _tokens(text: str) -> tuple[str, ...]:
+    return tuple(p for run in _runs(fold(text)) for p in _pieces(run))
 
 
 def _is_number(token: str) -> bool:

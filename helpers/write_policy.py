@@ -181,10 +181,18 @@ def unsaid_words(text: str, said_by_user: str) -> list[str]:
 def keyword_grounded(keyword: str, text: str, said: str = "") -> bool:
     """Is every word of `keyword` in `text` or `said` (by stem) or a topic tag, and every number
     in `text` or `said`?"""
-    words, numbers = content_words(keyword)
-    known = content_words(text)[0] | content_words(said)[0] | TOPIC_TAGS
-    said_numbers = content_words(text)[1] | content_words(said)[1]
-    return all(_same_root(w, known) for w in words) and numbers <= said_numbers
+    return _keyword_in(keyword, *_known_words(text, said))
+
+
+def _known_words(text: str, said: str) -> tuple[set[str], set[str]]:
+    """The stems a keyword may use (the note's, the user's, the topic tags) and the numbers."""
+    (note_words, note_numbers), (said_words, said_numbers) = content_words(text), content_words(said)
+    return note_words | said_words | TOPIC_TAGS, note_numbers | said_numbers
+
+
+def _keyword_in(keyword: str, known: set[str], numbers: set[str]) -> bool:
+    words, its_numbers = content_words(keyword)
+    return all(_same_root(w, known) for w in words) and its_numbers <= numbers
 
 
 def _same_root(word: str, known: set[str]) -> bool:
@@ -206,7 +214,8 @@ def ungrounded(c: Candidate, meaning: Meaning = LEXICAL) -> str | None:
     if c.said_by_user is None:
         return None
     missing = ungrounded_terms(c.text, c.said_by_user)
-    missing += [k for k in c.keywords if not keyword_grounded(k, c.text, c.said_by_user)]
+    known = _known_words(c.text, c.said_by_user)  # once for all the keywords
+    missing += [k for k in c.keywords if not _keyword_in(k, *known)]
     said = Vocabulary([c.said_by_user])
     content = unsupported(c.text, [], ignore=NOT_A_TOPIC)
     unsaid = [w for w in content if not said.has(w)]

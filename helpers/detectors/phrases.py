@@ -67,22 +67,44 @@ def _spellings(entry: str) -> set[str]:
 def pattern(name: str, cls: str) -> re.Pattern[str]:
     """One pattern for a class of data/phrases/<name>.yaml (every language): words of spaced
     scripts whole (an entry ending in "*" is a stem), words of unspaced scripts anywhere."""
-    spaced, unspaced = set(), set()
+    spaced: dict = {}
+    unspaced: dict = {}
     for entries in table(name)[cls].values():
         for entry in entries:
             stem = str(entry).endswith("*")
             for word in _spellings(str(entry).rstrip("*")):
                 if _unspaced(word):
-                    unspaced.add(re.escape(word))
+                    _insert(unspaced, word, "")
                 else:
-                    spaced.add(re.escape(word) + (r"[^\W\d_]*" if stem else r"(?![^\W\d_])"))
+                    _insert(spaced, word, r"[^\W\d_]*" if stem else r"(?![^\W\d_])")
+    # Entries merged by their common beginnings (a trie), as in `group`: the same matches as the
+    # longest-first alternation, without trying every entry at every letter of the note.
     alternatives = []
     if spaced:
-        alternatives.append(r"(?<![^\W\d_])(?:" + "|".join(sorted(spaced, key=len, reverse=True)) + ")")
+        alternatives.append(r"(?<![^\W\d_])" + _tails(spaced))
     if unspaced:
-        alternatives.append("(?:" + "|".join(sorted(unspaced, key=len, reverse=True)) + ")")
+        alternatives.append(_tails(unspaced))
     # Every entry starts with a letter: the lookahead skips all other positions at once.
     return re.compile(r"(?=[^\W\d_])(?:" + "|".join(alternatives) + ")", re.IGNORECASE)
+
+
+def _insert(trie: dict, word: str, tail: str) -> None:
+    """Add `word` to `trie`, ending in the regex `tail` (what must follow it)."""
+    node = trie
+    for ch in word:
+        node = node.setdefault(ch, {})
+    node.setdefault(_END, set()).add(tail)
+
+
+_END = ""  # a trie key no character can be: an entry ends here, with these tails
+
+
+def _tails(node: dict) -> str:
+    """The regex of a trie built by `_insert`: longer entries first, then the tails that end here."""
+    branches = [re.escape(ch) + _tails(child) for ch, child in sorted(node.items()) if ch != _END]
+    ends = sorted(node.get(_END, ()), key=len, reverse=True)  # an open stem before a whole word
+    alternatives = branches + ends
+    return alternatives[0] if len(alternatives) == 1 else "(?:" + "|".join(alternatives) + ")"
 
 
 @cache
