@@ -157,13 +157,18 @@ class ModelVeto:
 
 def llama_classifier(llm: Any, *, timeout: float = 20.0) -> Classifier:
     """The embedded model (helpers.llm's EmbeddedLLM, or anything with its `complete`) under the
-    verdict grammar, greedy, with the prompt cache on so the prefix is computed once."""
-    def classify(prompt: str) -> tuple[str, int, int]:
-        record = llm.complete(prompt, grammar=GRAMMAR, max_tokens=32, timeout=timeout,
+    verdict grammar."""
+    return _llama(llm, GRAMMAR, 32, timeout)
+
+
+def _llama(llm: Any, grammar: str, max_tokens: int, timeout: float) -> Classifier:
+    """A completion under `grammar`, greedy, with the prompt cache on so the prefix is computed once."""
+    def complete(prompt: str) -> tuple[str, int, int]:
+        record = llm.complete(prompt, grammar=grammar, max_tokens=max_tokens, timeout=timeout,
                               cache_prompt=True)
         return (record.text, int(getattr(record, "prompt_tokens", 0) or 0),
                 int(getattr(record, "completion_tokens", 0) or 0))
-    return classify
+    return complete
 
 
 def chat_classifier(client: Any, model: str, *, timeout: float = 20.0) -> Classifier:
@@ -256,12 +261,7 @@ class TranslateVeto:
 
 def llama_translator(llm: Any, *, timeout: float = 20.0, max_tokens: int = 64) -> Classifier:
     """The embedded model as a one-line translator, greedy, prefix cached."""
-    def translate(prompt: str) -> tuple[str, int, int]:
-        record = llm.complete(prompt, grammar=TRANSLATE_GRAMMAR, max_tokens=max_tokens,
-                              timeout=timeout, cache_prompt=True)
-        return (record.text, int(getattr(record, "prompt_tokens", 0) or 0),
-                int(getattr(record, "completion_tokens", 0) or 0))
-    return translate
+    return _llama(llm, TRANSLATE_GRAMMAR, max_tokens, timeout)
 
 
 def chat_translator(client: Any, model: str, *, timeout: float = 20.0) -> Classifier:
