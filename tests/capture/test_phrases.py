@@ -55,3 +55,25 @@ def test_a_class_of_one_language_holds_only_that_languages_words():
     german = re.compile(group("directive_foreign", "tell", lang="de"), re.IGNORECASE)
     assert german.fullmatch("erwahne") and german.fullmatch("sag")
     assert not german.fullmatch("dites")
+
+
+def test_templates_fill_word_classes_and_fragments_row_by_row():
+    from helpers.detectors.phrases import either, templates
+
+    table = """
+# a comment
+PART:
+    (?:a|b)
+sig:
+    x<PART>
+    <cls>
+sig:
+    z
+"""
+    rows = templates(table, lambda cls: f"[{cls}]", {"OTHER": "o"})
+    assert rows == {"PART": ["(?:a|b)"], "sig": ["x(?:a|b)[cls]", "z"]}
+    assert either(rows["sig"]) == "(?:x(?:a|b)[cls])|(?:z)"
+    with pytest.raises(KeyError):
+        templates("sig:\n    <MISSING>\n", str)
+    with pytest.raises(ValueError):
+        templates("sig:\nnot indented\n", str)
