@@ -325,22 +325,29 @@ class _Fragment:
 
 def _fragment(content: str) -> _Fragment | None:
     """The note as a fragment of a number, or None: no piece, or nothing says it is part of one."""
-    pieces = []
-    for m in _PIECE.finditer(content):
-        groups = tuple(re.findall(r"[A-Z0-9]+", m.group()))
-        if sum(c.isdigit() for c in m.group()) < 2:
-            continue
-        if _QUANTITY_AFTER.match(content[m.end():]) or _DATE_OR_YEAR.fullmatch(m.group()):
-            continue
-        if re.fullmatch(r"(?:[A-Z]{1,3}|[A-Z]\d|\d[A-Z])?\d{1,4}[A-Z]?", "".join(groups)) and not (
-                "".join(groups).isdigit()):
-            continue  # a flight, gate, seat or terminal ("QF 11", "DL706", "T3", "12A")
-        pieces.append(groups)
     card = _CARD_CUE.search(content) is not None
     labelled = _BANK_CUE.search(content) is not None or _ID_CUES.search(content) is not None
-    if not pieces or not (card or labelled or _PART_CUE.search(content)):
+    if not (card or labelled or _PART_CUE.search(content)):
+        return None  # nothing says it is part of a number: its pieces need not be read
+    pieces = []
+    for m in _PIECE.finditer(content):
+        piece = m.group()
+        if sum(map(str.isdigit, piece)) < 2:
+            continue
+        if _QUANTITY_AFTER.match(content[m.end():]) or _DATE_OR_YEAR.fullmatch(piece):
+            continue
+        groups = tuple(_GROUP.findall(piece))
+        compact = "".join(groups)
+        if _FLIGHT_LIKE.fullmatch(compact) and not compact.isdigit():
+            continue  # a flight, gate, seat or terminal ("QF 11", "DL706", "T3", "12A")
+        pieces.append(groups)
+    if not pieces:
         return None
     return _Fragment(content, tuple(pieces), card, labelled)
+
+
+_GROUP = re.compile(r"[A-Z0-9]+")
+_FLIGHT_LIKE = re.compile(r"(?:[A-Z]{1,3}|[A-Z]\d|\d[A-Z])?\d{1,4}[A-Z]?")
 
 
 _fragment_of = functools.lru_cache(maxsize=4096)(_fragment)
