@@ -410,6 +410,8 @@ def completed_number(content: str, others: Iterable[str]) -> bool:
         return False
     pool: list[tuple[_Fragment, tuple[str, ...]]] = []
     for other in itertools.islice(others, MAX_OTHER_NOTES):
+        if len(pool) >= MAX_OTHER_PIECES:
+            break  # the newest pieces are enough: older notes need not be read
         fragment = _fragment_of(other)
         if fragment is not None and other != content:
             pool += [(fragment, piece) for piece in fragment.pieces]
