@@ -281,9 +281,10 @@ def main(argv: list[str]) -> int:
     if set_path or planted_path:
         _print_sections(external_sections(set_path, planted_path), "--misses" in argv)
         if "--veto" in argv:
+            kind = _veto_kind(argv)
             external = {Path(path).stem: load_set(path) for path in (set_path, planted_path) if path}
-            print(f"\n## veto ({_veto_kind(argv) or 'configured'}; asked only about what the rules allowed)\n"
-                  f"{veto_report(external, _veto_kind(argv))}")
+            print(f"\n## veto ({kind or 'configured'}; asked only about what the rules allowed)\n"
+                  f"{veto_report(external, kind)}")
         return 0
     multilingual = multilingual_sets()
     planted = planted_documents()
