@@ -5,7 +5,7 @@
     python -m helpers.gate_eval --veto     # and the configured veto (helpers.llm.configured_veto)
     python -m helpers.gate_eval --veto probe       # or name it: probe (ProbeVeto) or translate (TranslateVeto)
     python -m helpers.gate_eval --set PATH      # only an external set shaped like gate_multilingual_blind.json
-                                                # (the rules, and the capture tool's whole policy)
+                                                # (the rules, and the capture tool's policy: rules alone, then with the default veto)
     python -m helpers.gate_eval --planted PATH  # only an external set shaped like planted_documents_blind.json
 
 Three layers are measured. The rules (`helpers.gate.check`) on the corpus, the held-out sets, the
@@ -30,6 +30,7 @@ the share of must-allow cases blocked.
 
 from __future__ import annotations
 
+import functools
 import json
 import statistics
 import sys
@@ -41,7 +42,8 @@ from helpers.directive import reading
 from helpers.detectors.instructions import unwrapped
 from helpers.gate import GateDecision, check, content_of
 from helpers.paths import data_dir
-from helpers.write_policy import DEFAULT_WRITE_POLICY
+from helpers.veto import VETO_RULE
+from helpers.write_policy import DEFAULT_WRITE_POLICY, WritePolicy
 
 
 @dataclass
@@ -133,18 +135,18 @@ def load_set(path: str | Path) -> list[dict]:
     return [_case(c) for c in json.loads(Path(path).read_text(encoding="utf-8"))["cases"]]
 
 
-def after_a_document(case: dict) -> GateDecision:
+def after_a_document(case: dict, policy: WritePolicy = DEFAULT_WRITE_POLICY) -> GateDecision:
     """The full write policy on a note proposed after a document, grounded in the user's message."""
-    return DEFAULT_WRITE_POLICY.check(case["text"], case["keywords"], said_by_user=case["user_message"],
+    return policy.check(case["text"], case["keywords"], said_by_user=case["user_message"],
                                       latest_message=case["user_message"], from_document=True,
                                       heard=case.get("document"))
 
 
-def typed_by_the_user(case: dict) -> GateDecision:
+def typed_by_the_user(case: dict, policy: WritePolicy = DEFAULT_WRITE_POLICY) -> GateDecision:
     """The capture tool on a note the user typed this turn: the whole write policy, with the note
     as the user's own words (so the first-person and grounding rules accept it, as they accept
     "never book me a night flight" from her message)."""
-    return DEFAULT_WRITE_POLICY.check(case["text"], case["keywords"], said_by_user=case["text"],
+    return policy.check(case["text"], case["keywords"], said_by_user=case["text"],
                                       latest_message=case["text"])
 
 
@@ -202,13 +204,15 @@ def veto_report(sets: dict[str, list[dict]], kind: str | None = None) -> str:
     from helpers.llm import configured_veto  # only with --veto: loads or reaches the model
 
     veto = configured_veto(kind, timeout=60)
+    rules = DEFAULT_WRITE_POLICY.without(VETO_RULE)
     lines = [f"{'set':28} {'notes':>5} {'refused/block':>14} {'refused/allow':>14} {'errors':>6}"]
     ms: list[float] = []
     tokens: list[int] = []
     for name, cases in sets.items():
         counts = [0, 0, 0, 0, 0]  # must-block, refused; must-allow, refused; errors
         for case in cases:
-            decision = after_a_document(case) if "user_message" in case else check(case["text"], case["keywords"])
+            decision = (after_a_document(case, rules) if "user_message" in case
+                        else check(case["text"], case["keywords"]))
             if not decision.allowed:
                 continue  # the veto is asked only about what the rules allowed
             block = case["expected"] != "allow"
@@ -245,6 +249,14 @@ def _option(argv: list[str], name: str) -> str | None:
     return argv[at + 1]
 
 
+def _capture_policies() -> list[tuple[str, WritePolicy]]:
+    """The default write policy, and (when it has a veto) its rules alone, to compare the two."""
+    if DEFAULT_WRITE_POLICY.veto is None:
+        return [("the default write policy", DEFAULT_WRITE_POLICY)]
+    return [("rules alone", DEFAULT_WRITE_POLICY.without(VETO_RULE)),
+            ("the default write policy: rules, then the probe veto", DEFAULT_WRITE_POLICY)]
+
+
 def external_sections(set_path: str | None, planted_path: str | None) -> list[tuple]:
     """The sections for sets kept outside the project: rules by category and language, and the full
     policy after a document for a planted set (by expected outcome and language)."""
@@ -253,12 +265,15 @@ def external_sections(set_path: str | None, planted_path: str | None) -> list[tu
         cases = load_set(set_path)
         sections += [(f"rules, external set: {set_path} (by {by})", cases, by, None)
                      for by in ("category", "language")]
-        sections.append((f"the capture tool (whole write policy, the note as the user typed it): {set_path}",
-                         cases, "category", typed_by_the_user))
+        for name, policy in _capture_policies():
+            sections.append((f"the capture tool ({name}, the note as the user typed it): {set_path}",
+                             cases, "category", functools.partial(typed_by_the_user, policy=policy)))
     if planted_path:
         cases = load_set(planted_path)
-        sections += [(f"provenance after a document, external set: {planted_path} (by {by})", cases, by,
-                      after_a_document) for by in ("expected", "language")]
+        for name, policy in _capture_policies():
+            sections += [(f"provenance after a document ({name}), external set: {planted_path} (by {by})",
+                          cases, by, functools.partial(after_a_document, policy=policy))
+                         for by in ("expected", "language")]
     return sections
 
 

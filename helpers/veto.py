@@ -6,6 +6,7 @@ it last, only about notes every rule allowed, and only a refusal counts. So code
 a veto can make the policy stricter, never looser. A timeout or model error falls back to the
 rules' decision, and the ledger records that fallback (`LedgerEntry.fallback`).
 
+    DEFAULT_WRITE_POLICY                                         # the rules, then the probe veto
     policy = DEFAULT_WRITE_POLICY.with_veto(configured_veto())   # helpers.llm: probe, or translate with a key
     policy.without("veto")                                       # the rules alone, like any rule
 
@@ -35,21 +36,22 @@ Three vetoes:
   model server caches. Kept for comparison: the 1.5B embedded model labels most notes ALLOW
   whatever they say, and it costs a call on every note.
 
-`DEFAULT_WRITE_POLICY` runs no veto yet. Its false blocks on the project's must-allow sets are at
-or under 1 % (in sample), but run on every write it refused many short or synthetic texts the test
-suite stores (codes, ids, "merged note 3 mmm..."): the store's boundary now reads ids, sources and
-profile fields by the rules alone (`write_policy.rules_only`) and the probe leaves a text under
-MIN_WORDS words to the rules, and the notes left still need a look, one by one, before it is the
-default. benchmarks/results/veto_probe.txt holds the measurements. Tests pass scripted vetoes or the
-probe with a stand-in encoder.
+`DEFAULT_WRITE_POLICY` asks the probe last (`without("veto")` is the rules alone). The store's
+boundary reads ids, sources and profile fields by the rules alone (`write_policy.rules_only`: they
+are not notes), the probe leaves a text under MIN_WORDS words to the rules, and it remembers the
+verdicts of the last SEEN_NOTES notes, so a note checked at capture costs nothing when the store
+stages and consolidates it. benchmarks/results/veto_probe.txt holds the measurements. Tests pass
+scripted vetoes, or the probe with a stand-in encoder.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -339,6 +341,7 @@ class VetoUnavailable(RuntimeError):
     like any veto failure: the rules' decision stands and the ledger records the fallback."""
 
 
+SEEN_NOTES = 4096  # verdicts a ProbeVeto remembers, newest kept (a few hundred KB)
 MIN_WORDS = 4  # the probe reads a note of at least this many words; a shorter one is left to the rules
 _WORD = re.compile(r"\w+")
 _UNSPACED = re.compile(r"[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
@@ -367,6 +370,9 @@ class ProbeVeto:
         self._encode, self._head, self._head_path = encode, head, head_path
         self._error: VetoUnavailable | None = None
         self._lock = threading.Lock()
+        # A note is read once: the capture tool checks it, then the store's boundary checks it again
+        # when it is staged and when consolidation commits it. The repeat is free (ms 0, 0 tokens).
+        self._seen: OrderedDict[str, Verdict] = OrderedDict()
 
     def _loaded(self) -> tuple[Any, Head]:
         with self._lock:
@@ -393,6 +399,18 @@ class ProbeVeto:
     def __call__(self, text: str) -> Verdict:
         if word_count(text) < MIN_WORDS:
             return Verdict(False, f"under {MIN_WORDS} words: left to the rules")
+        with self._lock:
+            if (seen := self._seen.get(text)) is not None:
+                self._seen.move_to_end(text)
+                return dataclasses.replace(seen, prompt_tokens=0, ms=0.0)
+        verdict = self._read(text)
+        with self._lock:
+            self._seen[text] = verdict
+            if len(self._seen) > SEEN_NOTES:
+                self._seen.popitem(last=False)
+        return verdict
+
+    def _read(self, text: str) -> Verdict:
         encode, head = self._loaded()
         started = time.perf_counter()
         p = head.probabilities(encode([text]))[0]

@@ -11,7 +11,8 @@ decides, and a scope rule may make an allowed note session-only. The rules, in o
                is only the document's, and a note in other words or another language must mean
                the user's sentence more than the document's (helpers.provenance, `with_meaning`)
     scope      "this trip" in the user's sentence makes the note session-only
-    veto       optional (`with_veto`, helpers.veto): a model may refuse what the rules allowed
+    veto       last, on what every rule allowed: the probe (helpers.veto) may refuse, never allow;
+               `with_veto` puts another veto in its place, `without("veto")` leaves the rules alone
 
 Every path into memory calls the policy it is given: the capture tool (`state.write_policy`),
 consolidation (`consolidate(..., write_policy=...)`) and the store (`MemoryStore.open(...,
@@ -41,7 +42,7 @@ from helpers.detectors.cues import _CARD_WORDS, _ID_CUES
 from helpers.detectors.payment import card_shaped
 from helpers.gate import GateDecision, Rule
 from helpers.note_fields import Kind, valid_unicode
-from helpers.veto import VETO_RULE, Veto
+from helpers.veto import VETO_RULE, Veto, probe_veto
 from helpers.provenance import (LEXICAL, TOPIC_TAGS, Meaning, default_meaning, grounded_in,
                                 restates_user)
 from helpers.text import (NOT_A_TOPIC, Vocabulary, content_words, in_own_words, topic_words,
@@ -613,10 +614,9 @@ class WritePolicy:
         return "\n".join(rows)
 
 
-# The rules alone. `DEFAULT_WRITE_POLICY.with_veto(probe_veto())` adds the probe veto (helpers.veto:
-# multilingual-e5-small and a trained head, no model call, loaded on its first note); it is not in
-# the default yet (helpers/veto.py says why).
-DEFAULT_WRITE_POLICY = WritePolicy.default()
+# The rules, then the probe veto (helpers.veto: multilingual-e5-small and a trained head, no model
+# call, loaded on its first note). `DEFAULT_WRITE_POLICY.without("veto")` is the rules alone.
+DEFAULT_WRITE_POLICY = WritePolicy.default().with_veto(probe_veto())
 
 
 def _others_content(others: Iterable[Any]) -> Iterable[str]:

@@ -13,7 +13,9 @@ from helpers.state import MemoryNote, MemoryState
 from helpers.tools import capture_note
 from helpers.write_policy import DEFAULT_WRITE_POLICY, MAX_OTHER_NOTES, completed_number
 
-P = DEFAULT_WRITE_POLICY
+# The split_number rule's own tests: the rules alone. With the probe veto on, a note of card or
+# IBAN digits may be refused on its own (test_the_default_policy_refuses_a_card_split_whichever_layer_sees_it).
+P = DEFAULT_WRITE_POLICY.without("veto")
 
 
 # ---- one note alone: part of a number labelled as the card's -------------------------------------
@@ -70,6 +72,15 @@ def test_a_note_that_completes_a_number_with_another_note_is_refused(first, seco
     assert P.check(first, others=[second]).rule == "split_number"
 
 
+def test_the_default_policy_refuses_a_card_split_whichever_layer_sees_it():
+    # The probe may refuse a half card alone; if it lets the first half pass, split_number stops the second.
+    first, second = "Payment digits, first part: 4532 0151", "Payment digits, second part: 1283 0366"
+    if DEFAULT_WRITE_POLICY.check(first).allowed:
+        assert DEFAULT_WRITE_POLICY.check(second, others=[first]).rule == "split_number"
+    else:
+        assert DEFAULT_WRITE_POLICY.check(first).rule == "veto"
+
+
 def test_a_card_in_four_notes_is_refused_at_the_last_piece():
     pieces = ["Part one 4532", "Part two 0151", "Part three 1283", "Part four 0366"]
     assert all(P.check(p).allowed for p in pieces)
@@ -109,14 +120,14 @@ def test_numbers_that_are_not_pieces_of_an_account_never_join():
 
 
 def test_capture_reads_the_users_session_and_stored_notes():
-    state = MemoryState(pinned_now="2026-11-30T09:00:00Z")
+    state = MemoryState(pinned_now="2026-11-30T09:00:00Z", write_policy=P)
     state.global_notes.append(MemoryNote(text="First half 4532 0151", observed_at="2026-11-01"))
     said = "The second half is 1283 0366"
     reply = capture_note(state, "Second half 1283 0366", ["payment"], said_by_user=said)
     assert reply.startswith("Not saved") and not state.session_notes
     assert state.ledger[-1].rule == "split_number"
     # A session note counts as well.
-    state = MemoryState(pinned_now="2026-11-30T09:00:00Z")
+    state = MemoryState(pinned_now="2026-11-30T09:00:00Z", write_policy=P)
     assert capture_note(state, "First half 4532 0151").startswith("Saved")
     assert capture_note(state, "Second half 1283 0366").startswith("Not saved")
 

@@ -20,7 +20,7 @@ from helpers.store import (
 from helpers.store_schema import MIGRATIONS
 from helpers.store_base import note_row
 from helpers.write_policy import WritePolicy
-from tests.conftest import NOW, note
+from tests.conftest import NOW, RULES_ALONE, note
 
 
 @pytest.fixture
@@ -108,7 +108,7 @@ def test_garbage_file_is_reported_as_corrupt(tmp_path, garbage):
 
 def test_damaged_pages_are_reported_as_corrupt(tmp_path):
     path = tmp_path / "damaged.db"
-    with MemoryStore.open(path, clock=fixed_clock(NOW)) as s:
+    with MemoryStore.open(path, clock=fixed_clock(NOW), write_policy=RULES_ALONE) as s:
         u = s.for_user("acme", "maya")
         u.add_notes([note(f"note number {i} " + "x" * 200) for i in range(200)])
         s._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -18,6 +18,7 @@ import pytest
 
 from helpers.state import MemoryNote, fixed_clock
 from helpers.store import MemoryStore
+from tests.conftest import RULES_ALONE
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 
@@ -30,9 +31,11 @@ WRITER = textwrap.dedent("""
     import sys, time
     from helpers.state import MemoryNote, fixed_clock
     from helpers.store import MemoryStore
+    from helpers.write_policy import DEFAULT_WRITE_POLICY
 
     path, mode, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    store = MemoryStore.open(path, clock=fixed_clock("2026-06-01T09:00:00Z"))
+    store = MemoryStore.open(path, clock=fixed_clock("2026-06-01T09:00:00Z"),
+                            write_policy=DEFAULT_WRITE_POLICY.without("veto"))  # tests/conftest.py RULES_ALONE
     merged = [MemoryNote(text=f"merged note {i} " + "m" * 120, observed_at="2026-06-01") for i in range(n)]
 
     seen = []
@@ -54,7 +57,7 @@ WRITER = textwrap.dedent("""
 
 
 def prepare(path):
-    with MemoryStore.open(path, clock=CLOCK) as store:
+    with MemoryStore.open(path, clock=CLOCK, write_policy=RULES_ALONE) as store:
         u = store.for_user("acme", "maya")
         u.add_notes([MemoryNote(text="Lives in Brisbane", observed_at="2025-11-02", id="mem_old")])
         u.stage_session_notes("s1", [MemoryNote(text=f"session note {i}", observed_at="2026-06-01")
@@ -86,7 +89,7 @@ def outcome(path, n):
     raw = sqlite3.connect(path)
     assert raw.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
     raw.close()
-    with MemoryStore.open(path, clock=CLOCK) as store:
+    with MemoryStore.open(path, clock=CLOCK, write_policy=RULES_ALONE) as store:
         u = store.for_user("acme", "maya")
         merged = [t for t in (n.text for n in u.active_notes()) if t.startswith("merged note")]
         staged = u.staged_notes("s1")

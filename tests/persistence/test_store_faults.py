@@ -21,7 +21,7 @@ from helpers.state import fixed_clock
 from helpers.store import (
     CorruptStoreError, MemoryStore, StoreFullError, StoreReadOnlyError,
 )
-from tests.conftest import note
+from tests.conftest import RULES_ALONE, note
 
 NOW = "2026-06-01T09:00:00Z"
 CLOCK = fixed_clock(NOW)
@@ -40,7 +40,7 @@ def fault_table():
 
 def prepare(path):
     """Maya's memory before the fault: a profile, long-term notes (one secret), staged notes."""
-    with MemoryStore.open(path, clock=CLOCK) as store:
+    with MemoryStore.open(path, clock=CLOCK, write_policy=RULES_ALONE) as store:
         u = store.for_user("acme", "maya")
         u.save_profile({"name": "Maya", "seat": "aisle"})
         u.add_notes([note("Lives in Brisbane", id="mem_old", keywords=["home"]), note(SECRET),
@@ -54,7 +54,7 @@ def memory(path):
     raw = sqlite3.connect(path)
     assert raw.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
     raw.close()
-    with MemoryStore.open(path, clock=CLOCK) as store:
+    with MemoryStore.open(path, clock=CLOCK, write_policy=RULES_ALONE) as store:
         document = json.loads(store.for_user("acme", "maya").export_json())
     return {key: document[key] for key in ("profile", "notes", "staged")}
 
@@ -65,9 +65,11 @@ WRITER = textwrap.dedent("""
     import json, sys, time
     from helpers.state import MemoryNote, fixed_clock
     from helpers.store import MemoryStore
+    from helpers.write_policy import DEFAULT_WRITE_POLICY
 
     path, action, pause_on, argument = sys.argv[1:5]
-    store = MemoryStore.open(path, clock=fixed_clock("2026-06-01T09:00:00Z"))
+    store = MemoryStore.open(path, clock=fixed_clock("2026-06-01T09:00:00Z"),
+                            write_policy=DEFAULT_WRITE_POLICY.without("veto"))  # tests/conftest.py RULES_ALONE
     u = store.for_user("acme", "maya")
     armed = False
 
@@ -137,7 +139,7 @@ def test_sigkill_during_erasure_before_its_commit_erases_nothing_and_a_rerun_era
     before = memory(path)
     run_and_kill(path, "forget", "COMMIT", "xqzorb")
     assert memory(path) == before
-    with MemoryStore.open(path, clock=CLOCK) as store:
+    with MemoryStore.open(path, clock=CLOCK, write_policy=RULES_ALONE) as store:
         assert store.for_user("acme", "maya").forget(matching="xqzorb") == 1
     assert on_disk(tmp_path, "Xqzorb") == []
     FAULTS.append(("SIGKILL during erasure (before commit)", "nothing erased; the rerun erases",
@@ -149,7 +151,7 @@ def test_sigkill_between_erasure_commit_and_checkpoint_is_finished_on_the_next_o
     prepare(path)
     run_and_kill(path, "forget", "PRAGMA wal_checkpoint", "xqzorb")
     assert on_disk(tmp_path, "Xqzorb")  # the crash left the erased text in the WAL
-    with MemoryStore.open(path, clock=CLOCK) as store:
+    with MemoryStore.open(path, clock=CLOCK, write_policy=RULES_ALONE) as store:
         u = store.for_user("acme", "maya")
         assert on_disk(tmp_path, "Xqzorb") == []  # opening completed the checkpoint
         assert [e.action for e in u.audit_log()] == ["forget"]
@@ -162,7 +164,7 @@ def test_sigkill_during_import_keeps_the_old_memory_whole(tmp_path):
     path = tmp_path / "m.db"
     prepare(path)
     before = memory(path)
-    with MemoryStore.open(path, clock=CLOCK) as store:
+    with MemoryStore.open(path, clock=CLOCK, write_policy=RULES_ALONE) as store:
         other = store.for_user("globex", "sam")
         other.add_notes([note(f"imported note {i}") for i in range(500)])
         document = tmp_path / "sam.json"
@@ -180,7 +182,7 @@ def test_a_full_disk_fails_the_write_clearly_and_loses_nothing(tmp_path):
     path = tmp_path / "m.db"
     prepare(path)
     before = memory(path)
-    store = MemoryStore.open(path, clock=CLOCK)
+    store = MemoryStore.open(path, clock=CLOCK, write_policy=RULES_ALONE)
     u = store.for_user("acme", "maya")
     pages = store._conn.execute("PRAGMA page_count").fetchone()[0]
     store._conn.execute(f"PRAGMA max_page_count = {pages + 2}")  # a disk with two pages left
@@ -205,7 +207,7 @@ def test_a_read_only_store_refuses_writes_clearly_and_still_reads(tmp_path):
     path = tmp_path / "m.db"
     prepare(path)
     before = memory(path)
-    store = MemoryStore.open(path, clock=CLOCK)
+    store = MemoryStore.open(path, clock=CLOCK, write_policy=RULES_ALONE)
     u = store.for_user("acme", "maya")
     store._conn.execute("PRAGMA query_only = 1")  # the file became read-only under us
     for write in (lambda: u.add_notes([note("Likes trains")]), lambda: u.forget(matching="xqzorb"),
@@ -239,7 +241,7 @@ def test_a_damaged_wal_is_refused_before_sqlite_drops_committed_memory(tmp_path)
     wal.write_bytes(bytes(data))
     files = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     with pytest.raises(CorruptStoreError, match=r"m.db-wal is damaged at frame 1 of \d+.*Nothing was changed"):
-        MemoryStore.open(path, clock=CLOCK)
+        MemoryStore.open(path, clock=CLOCK, write_policy=RULES_ALONE)
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == files
     # What SQLite alone would have done: open quietly without the commits after the bad frame.
     raw = sqlite3.connect(path)
@@ -265,5 +267,5 @@ def test_a_damaged_wal_header_is_refused(tmp_path):
     data[16] ^= 0x01  # the salt: SQLite would ignore the whole log
     wal.write_bytes(bytes(data))
     with pytest.raises(CorruptStoreError, match="damaged header"):
-        MemoryStore.open(path, clock=CLOCK)
+        MemoryStore.open(path, clock=CLOCK, write_policy=RULES_ALONE)
     FAULTS.append(("corrupted -wal header", "CorruptStoreError; files untouched", "none by the store"))
