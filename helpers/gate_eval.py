@@ -5,7 +5,7 @@
     python -m helpers.gate_eval --veto     # and the configured veto (helpers.llm.configured_veto)
     python -m helpers.gate_eval --veto probe       # or name it: probe (ProbeVeto) or translate (TranslateVeto)
     python -m helpers.gate_eval --set PATH      # only an external set shaped like gate_multilingual_blind.json
-                                                # (the rules, and the capture tool's policy: rules alone, then with the default veto)
+                                                # (the rules; the capture tool, rules alone and default)
     python -m helpers.gate_eval --planted PATH  # only an external set shaped like planted_documents_blind.json
 
 Three layers are measured. The rules (`helpers.gate.check`) on the corpus, the held-out sets, the
@@ -138,16 +138,14 @@ def load_set(path: str | Path) -> list[dict]:
 def after_a_document(case: dict, policy: WritePolicy = DEFAULT_WRITE_POLICY) -> GateDecision:
     """The full write policy on a note proposed after a document, grounded in the user's message."""
     return policy.check(case["text"], case["keywords"], said_by_user=case["user_message"],
-                                      latest_message=case["user_message"], from_document=True,
-                                      heard=case.get("document"))
+                        latest_message=case["user_message"], from_document=True, heard=case.get("document"))
 
 
 def typed_by_the_user(case: dict, policy: WritePolicy = DEFAULT_WRITE_POLICY) -> GateDecision:
     """The capture tool on a note the user typed this turn: the whole write policy, with the note
     as the user's own words (so the first-person and grounding rules accept it, as they accept
     "never book me a night flight" from her message)."""
-    return policy.check(case["text"], case["keywords"], said_by_user=case["text"],
-                                      latest_message=case["text"])
+    return policy.check(case["text"], case["keywords"], said_by_user=case["text"], latest_message=case["text"])
 
 
 def score(cases: list[dict], by: str = "category",
