@@ -42,8 +42,7 @@ from helpers.directive import reading
 from helpers.detectors.instructions import unwrapped
 from helpers.gate import GateDecision, check, content_of
 from helpers.paths import data_dir
-from helpers.veto import VETO_RULE
-from helpers.write_policy import DEFAULT_WRITE_POLICY, WritePolicy
+from helpers.write_policy import DEFAULT_WRITE_POLICY, WritePolicy, rules_only
 
 
 @dataclass
@@ -202,7 +201,7 @@ def veto_report(sets: dict[str, list[dict]], kind: str | None = None) -> str:
     from helpers.llm import configured_veto  # only with --veto: loads or reaches the model
 
     veto = configured_veto(kind, timeout=60)
-    rules = DEFAULT_WRITE_POLICY.without(VETO_RULE)
+    rules = rules_only(DEFAULT_WRITE_POLICY)
     lines = [f"{'set':28} {'notes':>5} {'refused/block':>14} {'refused/allow':>14} {'errors':>6}"]
     ms: list[float] = []
     tokens: list[int] = []
@@ -251,7 +250,7 @@ def _capture_policies() -> list[tuple[str, WritePolicy]]:
     """The default write policy, and (when it has a veto) its rules alone, to compare the two."""
     if DEFAULT_WRITE_POLICY.veto is None:
         return [("the default write policy", DEFAULT_WRITE_POLICY)]
-    return [("rules alone", DEFAULT_WRITE_POLICY.without(VETO_RULE)),
+    return [("rules alone", rules_only(DEFAULT_WRITE_POLICY)),
             ("the default write policy: rules, then the probe veto", DEFAULT_WRITE_POLICY)]
 
 

@@ -18,7 +18,7 @@ from agents import set_tracing_disabled
 from helpers.lifecycle import MovableClock
 from helpers.state import MemoryNote
 from helpers.store import MemoryStore
-from helpers.write_policy import DEFAULT_WRITE_POLICY
+from helpers.write_policy import DEFAULT_WRITE_POLICY, rules_only
 
 # Tests never upload traces: there is no key, and retries would slow every exit.
 set_tracing_disabled(True)
@@ -47,7 +47,7 @@ note = notes_dated("2026-05-01")
 # Storage-mechanics tests (a crash, a full disk, damaged pages) write synthetic filler in bulk
 # ("merged note 17 mmm..."): the rules alone there, as the probe veto reads each new note (some
 # 30 ms) and such filler means nothing to it. The veto at the store's boundary: tests/capture/test_veto.py.
-RULES_ALONE = DEFAULT_WRITE_POLICY.without("veto")
+RULES_ALONE = rules_only(DEFAULT_WRITE_POLICY)
 
 NOW = "2026-06-01T09:00:00Z"  # the tests' "now", unless a stage's conftest.py or a module sets its own
 

@@ -6,8 +6,9 @@ from helpers.state import MemoryState
 from helpers.tools import capture_note
 from helpers.veto import GRAMMAR, ModelVeto, Verdict, VetoUnreadable, parse, prompt_for
 from helpers.write_policy import DEFAULT_WRITE_POLICY
+from tests.conftest import RULES_ALONE
 
-P = DEFAULT_WRITE_POLICY.without("veto")  # the rules alone: each test adds the veto it means
+P = RULES_ALONE  # the rules alone: each test adds the veto it means
 
 
 

@@ -12,10 +12,11 @@ from helpers import gate
 from helpers.state import MemoryNote, MemoryState
 from helpers.tools import capture_note
 from helpers.write_policy import DEFAULT_WRITE_POLICY, MAX_OTHER_NOTES, completed_number
+from tests.conftest import RULES_ALONE
 
 # The split_number rule's own tests: the rules alone. With the probe veto on, a note of card or
 # IBAN digits may be refused on its own (test_the_default_policy_refuses_a_card_split_whichever_layer_sees_it).
-P = DEFAULT_WRITE_POLICY.without("veto")
+P = RULES_ALONE
 
 
 # ---- one note alone: part of a number labelled as the card's -------------------------------------

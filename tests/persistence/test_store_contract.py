@@ -27,7 +27,7 @@ from helpers.state import fixed_clock
 from helpers.store import Erasure, MemoryStore, StoreError, UserMemory
 from helpers.store_erasure import CheckpointResult
 from helpers.store_postgres import PostgresMemoryStore, PostgresUserMemory, create_schema
-from tests.conftest import note
+from tests.conftest import RULES_ALONE, note
 from tests.postgres_server import INSTALL_HINT, TemporaryPostgres, find_postgres_bin
 from helpers.write_policy import DEFAULT_WRITE_POLICY, PolicyRefused
 
@@ -396,7 +396,7 @@ WORDS = [
 )
 def test_no_note_ever_reaches_another_owner(backend, writes, query):
     # Ownership, not meaning: the rules alone, as the probe veto may refuse a synthetic "Note 7: aisle seats".
-    with backend.open(write_policy=DEFAULT_WRITE_POLICY.without("veto")) as store:
+    with backend.open(write_policy=RULES_ALONE) as store:
         mine = {o: set() for o in OWNERS}
         for i, (owner, words) in enumerate(writes):
             n = note(f"Note {i}: {words}", keywords=words.split()[:1])

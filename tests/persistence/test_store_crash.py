@@ -31,11 +31,11 @@ WRITER = textwrap.dedent("""
     import sys, time
     from helpers.state import MemoryNote, fixed_clock
     from helpers.store import MemoryStore
-    from helpers.write_policy import DEFAULT_WRITE_POLICY
+    from helpers.write_policy import DEFAULT_WRITE_POLICY, rules_only
 
     path, mode, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
     store = MemoryStore.open(path, clock=fixed_clock("2026-06-01T09:00:00Z"),
-                            write_policy=DEFAULT_WRITE_POLICY.without("veto"))  # tests/conftest.py RULES_ALONE
+                            write_policy=rules_only(DEFAULT_WRITE_POLICY))  # as tests/conftest.py RULES_ALONE
     merged = [MemoryNote(text=f"merged note {i} " + "m" * 120, observed_at="2026-06-01") for i in range(n)]
 
     seen = []

@@ -65,11 +65,11 @@ WRITER = textwrap.dedent("""
     import json, sys, time
     from helpers.state import MemoryNote, fixed_clock
     from helpers.store import MemoryStore
-    from helpers.write_policy import DEFAULT_WRITE_POLICY
+    from helpers.write_policy import DEFAULT_WRITE_POLICY, rules_only
 
     path, action, pause_on, argument = sys.argv[1:5]
     store = MemoryStore.open(path, clock=fixed_clock("2026-06-01T09:00:00Z"),
-                            write_policy=DEFAULT_WRITE_POLICY.without("veto"))  # tests/conftest.py RULES_ALONE
+                            write_policy=rules_only(DEFAULT_WRITE_POLICY))  # as tests/conftest.py RULES_ALONE
     u = store.for_user("acme", "maya")
     armed = False
 

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from helpers.state import KEYWORD_CHARS, InvalidField, MemoryState
 from helpers.tools import capture_note
-from helpers.write_policy import DEFAULT_WRITE_POLICY, PolicyRefused, rules_only
+from helpers.write_policy import DEFAULT_WRITE_POLICY, PolicyRefused
+from tests.conftest import RULES_ALONE
 from tests.persistence import test_store_contract as contract
 
 backend, postgres, note = contract.backend, contract.postgres, contract.note  # the contract's fixtures
@@ -84,7 +85,7 @@ def test_a_consolidation_cannot_store_a_secret_under_an_id_already_stored(backen
 
 def test_add_notes_refuses_a_card_split_across_two_calls_and_within_one(backend):
     # split_number's own test: the rules alone (the probe may refuse a half card by itself).
-    with backend.open(write_policy=DEFAULT_WRITE_POLICY.without("veto")) as store:
+    with backend.open(write_policy=RULES_ALONE) as store:
         u = store.for_user("acme", "maya")
         first, second = note("First half 4532 0151"), note("Second half 1283 0366", "2026-05-02")
         u.add_notes([first])
@@ -245,7 +246,7 @@ PATHS = {
 def test_nothing_the_capture_tool_refuses_is_stored_by_any_path(backend, path, h):
     # The veto reads a note's text; every other field (keyword, source, session id, kind, profile)
     # is read by the rules alone, at the capture tool as at the store (write_policy.rules_only).
-    policy = DEFAULT_WRITE_POLICY if path[1] == "text" else rules_only(DEFAULT_WRITE_POLICY)
+    policy = DEFAULT_WRITE_POLICY if path[1] == "text" else RULES_ALONE
     assume(capture_refuses("Likes tea", [h], policy) if path[1] == "keyword" else capture_refuses(h, policy=policy))
     with backend.open() as store:
         u = store.for_user("acme", "maya")
