@@ -129,8 +129,11 @@ def fit(x: np.ndarray, y: np.ndarray, *, hidden: int = HIDDEN, steps: int = STEP
     m = [np.zeros_like(p) for p in params]
     v = [np.zeros_like(p) for p in params]
     for step in range(1, steps + 1):
-        h_in = z @ params[0] + params[1] if hidden else z
-        h = np.maximum(h_in, 0) if hidden else z
+        if hidden:
+            h_in = z @ params[0] + params[1]
+            h = np.maximum(h_in, 0)
+        else:
+            h = z
         logits = h @ params[-2] + params[-1]
         logits -= logits.max(1, keepdims=True)
         p = np.exp(logits)

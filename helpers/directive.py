@@ -171,15 +171,21 @@ _USER_NOUN = _r(rf"(?:the\s+)?{_d('user_nouns')}", _I)
 
 
 def _the_user(attributed: re.Match[str]) -> bool:
-    """ "User wants you to reply in Portuguese", "The client asks the concierge to ...", "The
-    traveller prefers trains": the user herself, her wish reported; not a third party's claim.
-    She is the one the assistant serves, so her wish is no claim of authority; what she wishes is
-    still read by every other signal (an outflow, a safeguard waived, a seller's gain)."""
+    """ "User wants you to reply in Portuguese", "The client asks the concierge to ...": the user
+    herself, her wish about how the assistant serves her, reported; not a third party's claim."""
     after = attributed.string[attributed.end():]
+    return (_USER_NOUN.fullmatch(attributed.group(1).strip()) is not None
+            and re.match(rf"\s+(?:that\s+)?(?:the\s+)?{_HANDLER}\b", after, _I) is not None)
+
+
+def _users_own_wish(attributed: re.Match[str]) -> bool:
+    """ "The traveller prefers trains", "The user wants all bookings confirmed by SMS": the user
+    named by a noun, with a verb of wanting. She is the one the assistant serves, so this is no
+    claim of authority; it is still a wish, read with every other signal (her data sent to others,
+    a safeguard waived)."""
     verb = attributed.string[attributed.end(1):attributed.end()].strip()
     return (_USER_NOUN.fullmatch(attributed.group(1).strip()) is not None
-            and (_DESIRE.fullmatch(verb) is not None
-                 or re.match(rf"\s+(?:that\s+)?(?:the\s+)?{_HANDLER}\b", after, _I) is not None))
+            and _PREFERENCE_VERB.search(verb) is not None)
 
 
 def _noun_phrase(words: str) -> bool:
@@ -366,7 +372,8 @@ def reading(text: str) -> Reading:
     if attributed and (not _noun_phrase(attributed.group(1)) or _someone_prefers(attributed)
                        or _the_user(attributed)):
         attributed = None
-    if (SIGNALS["authority_claim"].search(text) or attributed
+    claimed = attributed is not None and not _users_own_wish(attributed)
+    if (SIGNALS["authority_claim"].search(text) or claimed
             or any(_label_claims_authority(h) for h in headings)):
         found.append("authority")
     obliged = SIGNALS["handler_obliged"].search(text) or _VOCATIVE.match(text)

@@ -322,17 +322,20 @@ class Head:
     def save(self, path: Any) -> None:
         from pathlib import Path
 
-        def rows(matrix: Any) -> list:
-            return [[round(float(v), 5) for v in row] for row in matrix]
+        def rounded(values: Any) -> list:
+            """A vector or a matrix as (nested) lists of floats, to five decimals."""
+            if getattr(values, "ndim", 1) > 1:
+                return [rounded(row) for row in values]
+            return [round(float(v), 5) for v in values]
 
         data = {"about": "The probe veto's head (helpers.veto.Head), written by benchmarks/train_veto.py "
                          "from the project's own sets; see data/veto/README.md.",
                 "encoder": self.encoder, "classes": list(CLASSES), "threshold": round(self.threshold, 4)}
         if self.hidden_weights is not None:
-            data["hidden_bias"] = [round(float(v), 5) for v in self.hidden_bias]
-            data["hidden_weights"] = rows(self.hidden_weights)
-        data["bias"] = [round(float(v), 5) for v in self.bias]
-        data["weights"] = rows(self.weights)
+            data["hidden_bias"] = rounded(self.hidden_bias)
+            data["hidden_weights"] = rounded(self.hidden_weights)
+        data["bias"] = rounded(self.bias)
+        data["weights"] = rounded(self.weights)
         Path(path).write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
 
     @classmethod
