@@ -178,6 +178,12 @@ def _is_number(token: str) -> bool:
     return token[0].isdigit()
 
 
+def _comparable(token: str) -> str:
+    """A number without its thousands commas ("2,000" is "2000"), so that a source and a note that
+    write it alike, or one with commas and one without, agree; any other token as it is."""
+    return token.replace(",", "") if _is_number(token) else token
+
+
 def _function_word(token: str) -> bool:
     """A word of one or two letters of an alphabet ("de", "me", "אל", "في") is a function word in
     nearly every language; a Hangul syllable or an ideograph carries a word's meaning, so not those."""
@@ -257,8 +263,7 @@ class Vocabulary:
         self.tokens: set[str] = set()
         self.characters: set[str] = set()
         for source in sources:
-            for token in tokens(source):
-                self.tokens.add(token.replace(",", "") if _is_number(token) else token)
+            self.tokens.update(_comparable(token) for token in tokens(source))
             self.characters.update(fold(source))
         self._words = [t for t in self.tokens if not _is_number(t) and not unspaced(t[0])]
         self._negated = any(stem(t) == "not" for t in self.tokens)
@@ -266,6 +271,7 @@ class Vocabulary:
     def has(self, token: str) -> bool:
         """A number: exactly. A character pair: exactly, or (ideographs) each character somewhere
         in the sources ("票时" when the source says "车票的时候"). A word: in any inflection."""
+        token = _comparable(token)
         if token in self.tokens:
             return True
         if _is_number(token):

@@ -26,6 +26,37 @@ def _names_a_seller(text: str) -> bool:
     return verb is not None and _NAME.search(text, verb.end()) is not None
 
 
+# Between the cue words of a revision: at most three words, no clause mark.
+_FEW_WORDS = re.compile(r"\s*(?:[^\W\d_][\w'-]*\s+){0,3}")
+
+
+def _soon_after(cue: re.Pattern[str], text: str, pos: int) -> re.Match[str] | None:
+    """The first match of `cue` at most three words after `pos`."""
+    for found in cue.finditer(text, pos, pos + 80):
+        if _FEW_WORDS.fullmatch(text, pos, found.start()):
+            return found
+    return None
+
+
+def without_her_revisions(text: str) -> str:
+    """The text with the user's revisions of her own wishes blanked out: a set-aside verb, then her
+    own (`mine`) wish (`her_wishes`), in either order, a few words apart ("Forget my old budget,
+    it is 2,000 now", "Olvida mis preferencias de hotel", "uită preferințele mele"). What she sets
+    aside is hers; the rest of the note is still read ("... and book only via X" still is)."""
+    mine, wishes = pattern("instruction_cues", "mine"), pattern("instruction_cues", "her_wishes")
+    spans = []
+    for verb in pattern("instruction_cues", "set_aside").finditer(text):
+        for first, second in ((mine, wishes), (wishes, mine)):
+            owner = _soon_after(first, text, verb.end())
+            found = owner and _soon_after(second, text, owner.end())
+            if found:
+                spans.append((verb.start(), found.end()))
+                break
+    for start, end in reversed(spans):
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text
+
+
 def cued_instruction(text: str) -> bool:
     """The combinations of cue classes that make a note an order to the assistant."""
     user = _has("user", text)
@@ -54,4 +85,4 @@ def cued_instruction(text: str) -> bool:
     return user and (persistent or _has("asks", text)) and (say or hide or promote)
 
 
-__all__ = ["cued_instruction"]
+__all__ = ["cued_instruction", "without_her_revisions"]

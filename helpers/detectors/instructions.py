@@ -13,7 +13,7 @@ import re
 from helpers.detectors import prefilter
 
 
-from helpers.detectors.cued import cued_instruction
+from helpers.detectors.cued import cued_instruction, without_her_revisions
 from helpers.detectors.guesses import _FIRST_PERSON
 from helpers.detectors.instruction_words import (_COMPACT_OBJECTS, _COMPACT_VERBS, _LEET, _SPACED_LETTERS,
                                                  _injection_patterns, _w)
@@ -72,7 +72,7 @@ _NEGATED_WITHOUT = prefilter.compile(
 
 
 def _instruction_injection(text: str) -> bool:
-    text = _NEGATED_WITHOUT.sub(" ", text)
+    text = without_her_revisions(_NEGATED_WITHOUT.sub(" ", text))
     # Her wish's head ("User wants you") is her voice: the cue readings read what she wishes.
     wish = _HER_WISH_FOR_YOU.sub(" ", text)
     if (_injection_patterns(text) or cued_instruction(wish)

@@ -112,3 +112,10 @@ def test_near_reads_kana_and_ideograph_pairs_by_their_characters_but_not_thai_le
     assert not v.near("する")  # neither す nor る is
     thai = Vocabulary(["หาโรงแรมให้หน่อย"])
     assert not thai.near("รห")  # Thai letters are an alphabet: both occur, the pair does not
+
+
+def test_a_number_is_the_same_with_or_without_thousands_commas():
+    # "My budget is now 2,000" is in the user's own words when she wrote "2,000".
+    assert in_own_words("My budget is now 2,000 a trip", "My budget is now 2,000 a trip.")
+    assert in_own_words("Keeps trips under 3000", "I keep trips under 3,000.")
+    assert not in_own_words("Keeps trips under 2,000", "I keep trips under 3,000.")
