@@ -123,10 +123,13 @@ _REQUEST = re.compile(
     re.IGNORECASE,
 )
 # ...that states nothing about the user or a lasting wish ("Book me an aisle seat, as always",
-# "Please book vegetarian meals from now on" do).
+# "Please book vegetarian meals from now on" do; so does a rule for every trip: "Stop suggesting
+# budget airlines", "Book me only trains when the trip is under 4 hours").
 _SELF_STATEMENT = re.compile(
     r"\b(?:i'?m|i am|i'?ve|i have|i prefer|i like|i love|i hate|i can'?t|i don'?t|i live|i use|my|"
-    r"always|never|usually|whenever|from now on|going forward|in future|every time)\b",
+    r"always|never|usually|whenever|from now on|going forward|in (?:the )?future|every time|"
+    r"each time|next times?|any ?more|no longer|by default|as a rule|(?:stop|quit) \w+ing|"
+    r"(?:only|just)\b[^.;!?]{0,40}\b(?:when|if|unless)|every (?:trip|booking|flight|hotel|stay))\b",
     re.IGNORECASE,
 )
 

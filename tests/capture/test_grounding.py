@@ -274,3 +274,17 @@ def test_after_a_document_a_number_the_user_never_said_is_refused_even_in_a_rewo
     said = "Найди билеты на «Сапсан» до Питера. И впредь бери мне только места у окна."
     decision = P.check("Впредь брать только места у окна, вагон 7.", said_by_user=said, from_document=True)
     assert decision.rule == "ungrounded" and "7" in decision.reason
+
+
+@pytest.mark.parametrize("message, lasting", [
+    ("Book me only trains when the trip is under 4 hours.", True),
+    ("Could you stop suggesting budget airlines to me?", True),
+    ("Please book hotels with free cancellation by default.", True),
+    ("Find me a flight to Oslo on Friday.", False),
+    ("Book the 9:40 train to Edinburgh.", False),
+])
+def test_a_request_that_sets_a_rule_for_every_trip_is_a_standing_wish(message, lasting):
+    # A request for this turn is a task, not a fact; one that lasts ("stop ...", "only ... when",
+    # "by default") is the user's standing wish in the imperative.
+    decision = P.check(message, said_by_user=message, latest_message=message)
+    assert (decision.rule != "asked_not_stated") is lasting, decision
