@@ -77,64 +77,51 @@ def pattern(name: str, cls: str) -> re.Pattern[str]:
                     _insert(unspaced, word, "")
                 else:
                     _insert(spaced, word, r"[^\W\d_]*" if stem else r"(?![^\W\d_])")
-    # Entries merged by their common beginnings (a trie), as in `group`: the same matches as the
-    # longest-first alternation, without trying every entry at every letter of the note.
     alternatives = []
     if spaced:
-        alternatives.append(r"(?<![^\W\d_])" + _tails(spaced))
+        alternatives.append(r"(?<![^\W\d_])" + _regex(spaced))
     if unspaced:
-        alternatives.append(_tails(unspaced))
+        alternatives.append(_regex(unspaced))
     # Every entry starts with a letter: the lookahead skips all other positions at once.
     return re.compile(r"(?=[^\W\d_])(?:" + "|".join(alternatives) + ")", re.IGNORECASE)
-
-
-def _insert(trie: dict, word: str, tail: str) -> None:
-    """Add `word` to `trie`, ending in the regex `tail` (what must follow it)."""
-    node = trie
-    for ch in word:
-        node = node.setdefault(ch, {})
-    node.setdefault(_END, set()).add(tail)
-
-
-_END = ""  # a trie key no character can be: an entry ends here, with these tails
-
-
-def _tails(node: dict) -> str:
-    """The regex of a trie built by `_insert`: longer entries first, then the tails that end here."""
-    branches = [re.escape(ch) + _tails(child) for ch, child in sorted(node.items()) if ch != _END]
-    ends = sorted(node.get(_END, ()), key=len, reverse=True)  # an open stem before a whole word
-    alternatives = branches + ends
-    return alternatives[0] if len(alternatives) == 1 else "(?:" + "|".join(alternatives) + ")"
 
 
 @cache
 def group(name: str, cls: str, stem: str = r"\w*", lang: str | tuple[str, ...] | None = None) -> str:
     """A class of data/phrases/<name>.yaml (every language, or `lang`: one or a few) as one regex group,
     for code that places the class inside a larger pattern (the grammar stays code, the words are
-    data): each entry folded and escaped, a "*" an open part of a word (`stem`). The entries are
-    merged by their common beginnings (a trie: "tell|tells|telling" reads "tell(?:s|ing)?"), which
-    matches what the plain alternation matches, longer first, in fewer steps."""
+    data): each entry folded and escaped, a "*" an open part of a word (`stem`)."""
     langs = (lang,) if isinstance(lang, str) else lang
     chosen = (words(name, cls) if langs is None
               else [str(w) for code in langs for w in table(name)[cls].get(code, [])])
     trie: dict = {}
     for entry in dict.fromkeys(_visible(w).lower() for w in chosen):
-        node = trie
-        for token in re.findall(r"\*|[^*]", entry):
-            node = node.setdefault(token, {})
-        node[""] = {}  # an entry ends here
-    return "(?:" + _branches(trie, stem) + ")"
+        _insert(trie, entry, "")
+    return "(?:" + _regex(trie, stem) + ")"
 
 
-def _branches(node: dict, stem: str) -> str:
-    """The regex of a trie node: its branches, then (optional) the end of an entry."""
-    alternatives = [(stem if token == "*" else re.escape(token)) + _branches(child, stem)
-                    for token, child in sorted(node.items()) if token]
-    if not alternatives:
-        return ""
-    if len(alternatives) == 1 and "" not in node:
-        return alternatives[0]
-    return "(?:" + "|".join(alternatives) + ")" + ("?" if "" in node else "")
+# Entries are merged by their common beginnings (a trie: "tell|tells|telling" reads
+# "tell(?:s|ing|)"): the same matches as the longest-first alternation, in fewer steps, since the
+# engine no longer tries every entry at every letter of the note.
+_END = ""  # a trie key no character can be: an entry ends here, with these tails
+
+
+def _insert(trie: dict, entry: str, tail: str) -> None:
+    """Add `entry` to `trie`, ending in the regex `tail` (what must follow it)."""
+    node = trie
+    for ch in entry:
+        node = node.setdefault(ch, {})
+    node.setdefault(_END, set()).add(tail)
+
+
+def _regex(node: dict, stem: str | None = None) -> str:
+    """The regex of a trie built by `_insert`: longer entries first, then the tails that end here;
+    with `stem`, a "*" inside an entry is that regex (an open part of a word)."""
+    branches = [(stem if ch == "*" and stem is not None else re.escape(ch)) + _regex(child, stem)
+                for ch, child in sorted(node.items()) if ch != _END]
+    ends = sorted(node.get(_END, ()), key=len, reverse=True)  # an open stem before a whole word
+    alternatives = branches + ends
+    return alternatives[0] if len(alternatives) == 1 else "(?:" + "|".join(alternatives) + ")"
 
 
 _SLOT = re.compile(r"<([A-Za-z]\w*)>")
