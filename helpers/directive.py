@@ -205,6 +205,9 @@ _DESIRE = _r(r"\b(?:wants?|would (?:like|prefer|rather)|prefers?|expects?|asks?|
 _VOCATIVE = _r(rf"^\s*(?:to\s+)?(?:whoever|anyone|anybody|everyone|all)\s+(?!{_USER}\b)(?:is|are|"
                rf"handles?|handling|takes?|picks?|reads?|gets?|works?|on|at|next|else)\b[^,:]{{0,40}}[,:]",
                _I)
+# "You should never pick a hotel far from the centre for me": the user herself speaking to the
+# assistant, not a message left for whoever handles her account.
+_HER_OWN_VOICE = _r(r"\b(?:me|my|myself|mine)\b|(?-i:\bI\b)", _I)
 _AUTHORITY_WORD = _r(rf"\b(?:{_AUTHORITY}|{_ORDER_WORDS})\b(?!-)", _I)
 # A heading that names an order, not a note: "Standing instruction", "Vendor guidance", "Directive".
 _ORDER_WORD = _r(r"\b(?:standing (?:instruction|order|rule)s?|instructions?|directives?|mandates?|"
@@ -376,7 +379,8 @@ def reading(text: str) -> Reading:
     if (SIGNALS["authority_claim"].search(text) or claimed
             or any(_label_claims_authority(h) for h in headings)):
         found.append("authority")
-    obliged = SIGNALS["handler_obliged"].search(text) or _VOCATIVE.match(text)
+    obliged = ((SIGNALS["handler_obliged"].search(text) and not _HER_OWN_VOICE.search(text))
+               or _VOCATIVE.match(text))
     if obliged or any(SIGNALS["address_heading"].search(h) for h in headings):
         found.append("addressed")
     clauses = _clauses(body) + ([text[attributed.end():].lstrip(" :,")] if attributed else [])

@@ -126,6 +126,9 @@ def is_imperative_head(word: str, following: str = "", after_adverb: bool = Fals
         return False
     if after_adverb:
         return True
+    # A gerund follows a verb, not a noun: "Keep saying it's pending", "Stop asking her".
+    if following.lower().endswith("ing") and _lemmas(following.lower()).get("VERB"):
+        return True
     # "over the wing", "back to back": a word that is also an adverb and an adjective is a particle.
     return following.lower() in _AFTER_VERB and not {"ADV", "ADJ"} <= others
 

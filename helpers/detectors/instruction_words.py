@@ -308,9 +308,9 @@ injection:
     \b(?:the |this )?<assistant_names> (?:must|shall|should|will|is to|
     has to) <assistant_must_do>\b
 injection:
-    \byou (?:must|shall|should|will|are to|have to|need to) (?:always|never|now|ignore|obey|only|
-    forget|
-    disregard|reveal|comply)\b
+    # ("You should never pick a hotel far from the centre for me" is her own wish, said to you.)
+    \byou (?:must|shall|should|will|are to|have to|need to) (?:(?:always|never|now|only)\b
+    (?![^.;!?\n]*\b(?:me|my|myself)\b)|ignore|obey|forget|disregard|reveal|comply)\b
 injection:
     \b(?:do not|don't|never|without) (?:tell|telling|inform|informing|alert|alerting|warn|
     warning|notify|
